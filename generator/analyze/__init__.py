@@ -1,0 +1,1 @@
+"""Analyze stage: pure functions over immutable data. No I/O, no printing."""

@@ -1,0 +1,1 @@
+"""Pages stage: plain page models built from analysis results."""

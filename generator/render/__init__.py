@@ -1,0 +1,1 @@
+"""Render stage: Jinja templates, Markdown and Plotly chart data."""

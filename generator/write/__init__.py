@@ -1,0 +1,1 @@
+"""Write stage: atomic output (site folders, ledger appends)."""
