@@ -1,0 +1,142 @@
+"""Duration coverage and paired efficiency, from re-derived telemetry only.
+
+Telemetry comes from raw stdout (see :mod:`generator.read.telemetry`); stored
+report numbers are never mixed in.  A run without usable raw stdout is
+*missing coverage*, listed by (task, rep), and never averaged as zero.
+
+Paired efficiency compares the two sides over the same pairs.  A pair counts
+for a metric only when both sides have telemetry and a number for it.  The
+primary view is the *strict-success intersection* (both sides passed), so an
+unfinished run's low spend is never mistaken for efficiency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Any, Mapping, Sequence
+
+from generator.read.telemetry import is_number
+
+Telemetry = Mapping[str, Any] | None
+
+# (telemetry key, label, kind) in report order.
+METRICS = (
+    ("subject_invocations", "Model starts/resumes", "count"),
+    ("num_turns", "Agent turns", "count"),
+    ("tool_calls", "Tool calls", "count"),
+    ("duration_seconds", "Wall duration", "seconds"),
+    ("input_tokens", "Non-cache input tokens", "tokens"),
+    ("output_tokens", "Output tokens", "tokens"),
+    ("cache_read_input_tokens", "Cache-read input tokens", "tokens"),
+    ("total_tokens", "Total tokens incl. cache", "tokens"),
+    ("total_cost_usd", "Model cost", "usd"),
+    ("peak_context_input_tokens", "Peak context input", "tokens"),
+    ("p95_context_input_tokens", "P95 context input", "tokens"),
+    ("peak_context_occupancy_pct", "Peak context occupancy", "percent"),
+)
+
+
+@dataclass(frozen=True)
+class DurationSummary:
+    matched: int
+    covered: int
+    total_seconds: float | None
+    average_seconds: float | None
+    missing: tuple[tuple[str, int], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "matched": self.matched,
+            "covered": self.covered,
+            "total_seconds": self.total_seconds,
+            "average_seconds": self.average_seconds,
+            "missing": [{"task": task, "rep": rep} for task, rep in self.missing],
+        }
+
+
+def duration_summary(keys: Sequence[tuple[str, int]], telemetry: Sequence[Telemetry]) -> DurationSummary:
+    """Duration coverage of one side over the matched pairs (same order as ``keys``)."""
+    values: list[float] = []
+    missing: list[tuple[str, int]] = []
+    for key, events in zip(keys, telemetry, strict=True):
+        value = events.get("duration_seconds") if events is not None else None
+        if is_number(value):
+            values.append(float(value))
+        else:
+            missing.append(key)
+    return DurationSummary(
+        matched=len(keys),
+        covered=len(values),
+        total_seconds=sum(values) if values else None,
+        average_seconds=fmean(values) if values else None,
+        missing=tuple(missing),
+    )
+
+
+@dataclass(frozen=True)
+class EfficiencyRow:
+    key: str
+    label: str
+    kind: str
+    complete: int
+    selected: int
+    candidate_average: float | None
+    baseline_average: float | None
+
+    @property
+    def delta_pct(self) -> float | None:
+        """(baseline - candidate) / baseline * 100: positive means the candidate used less."""
+        if self.candidate_average is None or self.baseline_average in (None, 0):
+            return None
+        return (self.baseline_average - self.candidate_average) / self.baseline_average * 100  # type: ignore[operator]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "label": self.label,
+            "kind": self.kind,
+            "complete": self.complete,
+            "candidate_average": self.candidate_average,
+            "baseline_average": self.baseline_average,
+            "delta_pct": self.delta_pct,
+        }
+
+
+@dataclass(frozen=True)
+class EfficiencyTable:
+    pairs: int
+    rows: tuple[EfficiencyRow, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"pairs": self.pairs, "rows": [row.to_json() for row in self.rows]}
+
+
+def _value(events: Mapping[str, Any], key: str) -> float | None:
+    value = events.get(key)
+    return float(value) if is_number(value) else None
+
+
+def efficiency_table(selected: Sequence[tuple[Telemetry, Telemetry]]) -> EfficiencyTable:
+    """Average each metric over the pairs where both sides have it."""
+    rows = []
+    for key, label, kind in METRICS:
+        both: list[tuple[float, float]] = []
+        for candidate, baseline in selected:
+            if candidate is None or baseline is None:
+                continue
+            a, b = _value(candidate, key), _value(baseline, key)
+            if a is not None and b is not None:
+                both.append((a, b))
+        rows.append(
+            EfficiencyRow(
+                key=key,
+                label=label,
+                kind=kind,
+                complete=len(both),
+                selected=len(selected),
+                candidate_average=fmean(a for a, _ in both) if both else None,
+                baseline_average=fmean(b for _, b in both) if both else None,
+            )
+        )
+    return EfficiencyTable(len(selected), tuple(rows))
