@@ -284,8 +284,9 @@ class ArtifactBinder:
         path = self.root / "raw" / name
         return None if path == tried else (path, self.root)
 
-    def read(self, key: str, *, max_bytes: int = MAX_RAW_BYTES) -> tuple[bytes | Refusal, bool]:
+    def read(self, key: str) -> tuple[bytes | Refusal, bool]:
         """The artifact's bytes (or a refusal) and whether it was found by rebasing."""
+        max_bytes = MAX_RAW_BYTES
         located = self.locate(key)
         tried = located[0] if not isinstance(located, Refusal) else None
         result: bytes | Refusal = (
