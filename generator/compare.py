@@ -202,7 +202,7 @@ def run_compare_command(args: argparse.Namespace) -> int:
     )
     result = run_comparison(inputs)
     if args.format == "json":
-        text = json.dumps(result.document, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        text = json.dumps(result.document, sort_keys=True, ensure_ascii=False) + "\n"
     else:
         text = result.markdown
     if args.out:

@@ -25,14 +25,14 @@ import os
 import re
 import stat
 from dataclasses import dataclass
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from generator.errors import EvalsiteError
 from generator.read.manifest import CaseManifest, fallback_manifest, raw_manifest_of, verify_embedded
 from generator.read.matrix import MatrixLoad, load_matrix
 from generator.read.quality import Quality, sample_quality
-from generator.read.safe_io import Refusal, is_real_directory, read_contained, read_regular_file
+from generator.read.safe_io import Refusal, is_real_directory, read_contained
 from generator.read.telemetry import extract_telemetry
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
@@ -119,6 +119,12 @@ class _Identity:
         return _positive_int(raw)
 
 
+def _is_within(path: str, folder: str) -> bool:
+    """Lexical containment, like ``PurePath.is_relative_to`` on normalised paths."""
+    folder = folder.rstrip(os.sep) or os.sep
+    return path == folder or path.startswith(folder if folder == os.sep else folder + os.sep)
+
+
 def _positive_int(raw: Any) -> int | None:
     """``int(raw)`` if that works and gives at least 1; bools are refused."""
     if isinstance(raw, bool):
@@ -143,6 +149,12 @@ def _decode_report(data: bytes) -> Mapping[str, Any] | str:
     if not isinstance(report, dict):
         return "not a JSON object"
     return report
+
+
+def _stem(file_name: str) -> str:
+    """``PurePath(name).stem`` for a plain file name, without building a path."""
+    dot = file_name.rfind(".")
+    return file_name[:dot] if dot > 0 else file_name
 
 
 def _report_files(reports_dir: Path) -> list[str]:
@@ -175,8 +187,11 @@ def load_experiment(
     records: list[RunRecord] = []
     skipped: list[SkippedReport] = []
     if is_real_directory(reports_dir):
+        reports_text = str(reports_dir)
         for name in _report_files(reports_dir):
-            data = read_regular_file(reports_dir / name, max_bytes=MAX_REPORT_BYTES)
+            data = read_contained(
+                os.path.join(reports_text, name), reports_text, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True
+            )
             if isinstance(data, Refusal):
                 skipped.append(SkippedReport(side, name, f"report file {data.reason}"))
                 continue
@@ -187,8 +202,7 @@ def load_experiment(
             match = identity.matches(report)
             if match is None:
                 continue  # another treatment's report
-            stem = PurePath(name).stem
-            rep = identity.repetition(match, report, stem)
+            rep = identity.repetition(match, report, _stem(name))
             if rep is None:
                 skipped.append(SkippedReport(side, name, "report has an invalid repetition"))
                 continue
@@ -219,8 +233,9 @@ class ArtifactBinder:
 
     def __init__(self, root: Path, report: Mapping[str, Any], file: str, rep: int, *, rebase: bool) -> None:
         self.root = root
+        self.root_text = str(root)
         self.report = report
-        self.stem = PurePath(file).stem
+        self.stem = _stem(file)
         self.rep = rep
         self.rebase = rebase
 
@@ -238,67 +253,70 @@ class ArtifactBinder:
         suffix = f"_rep{own_rep}{_ARTIFACT_SUFFIX[key]}"
         return {name + suffix, name.replace("-", "_") + suffix}
 
-    def _allowed_root(self, path: Path) -> Path | None:
-        if path.is_relative_to(self.root):
-            return self.root
+    def _allowed_root(self, path: str) -> str | None:
+        if _is_within(path, self.root_text):
+            return self.root_text
         combined = _COMBINED_STEM.search(self.stem)
         if combined is None or _positive_int(combined.group("rep")) != self.rep:
             return None
         source = combined.group("source")
         if source in (".", ".."):
             return None
-        sibling = self.root.parent / source
-        return sibling if path.is_relative_to(sibling) else None
+        sibling = os.path.join(os.path.dirname(self.root_text), source)
+        return sibling if _is_within(path, sibling) else None
 
-    def locate(self, key: str) -> tuple[Path, Path] | Refusal:
+    def locate(self, key: str) -> tuple[str, str] | Refusal:
         """The (file, allowed root) the report's reference binds to, or why not."""
         reference = self._reference(key)
         if reference is None:
             return Refusal("no artifact reference")
-        given = Path(reference)
-        path = Path(os.path.abspath(given if given.is_absolute() else self.root / given))
+        if "\0" in reference:
+            return Refusal("outside its experiment")
+        path = os.path.abspath(os.path.join(self.root_text, reference))  # an absolute reference wins the join
         allowed = self._allowed_root(path)
         if allowed is None:
             return Refusal("outside its experiment")
         names = self._expected_names(key)
         if names is None:
             return Refusal("report name or repetition is invalid")
-        if path.name not in names:
+        if os.path.basename(path) not in names:
             return Refusal("file name is not bound to this task and repetition")
         try:
-            info = allowed.lstat()
+            info = os.lstat(allowed)
         except OSError:
             return Refusal("allowed folder is missing")
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
             return Refusal("allowed folder is not a real folder")
         return path, allowed
 
-    def _rebased(self, key: str, tried: Path | None) -> tuple[Path, Path] | None:
+    def _rebased(self, key: str, tried: str | None) -> tuple[str, str] | None:
         reference = self._reference(key)
         names = self._expected_names(key)
         if reference is None or names is None:
             return None
-        name = PurePath(reference.replace("\\", "/")).name
+        name = reference.replace("\\", "/").rsplit("/", 1)[-1]
         if name not in names:
             return None
-        path = self.root / "raw" / name
-        return None if path == tried else (path, self.root)
+        path = os.path.join(self.root_text, "raw", name)
+        return None if path == tried else (path, self.root_text)
 
     def read(self, key: str) -> tuple[bytes | Refusal, bool]:
         """The artifact's bytes (or a refusal) and whether it was found by rebasing."""
         max_bytes = MAX_RAW_BYTES
         located = self.locate(key)
         tried = located[0] if not isinstance(located, Refusal) else None
-        result: bytes | Refusal = (
-            located if isinstance(located, Refusal) else read_contained(*located, max_bytes=max_bytes)
-        )
+        result = located if isinstance(located, Refusal) else self._read_within(*located, max_bytes)
         if isinstance(result, Refusal) and self.rebase:
             rebased = self._rebased(key, tried)
             if rebased is not None:
-                second = read_contained(*rebased, max_bytes=max_bytes)
+                second = self._read_within(*rebased, max_bytes)
                 if not isinstance(second, Refusal):
                     return second, True
         return result, False
+
+    def _read_within(self, path: str, root: str, max_bytes: int) -> bytes | Refusal:
+        own_root = root == self.root_text  # already resolved when the experiment was opened
+        return read_contained(path, root, max_bytes=max_bytes, root_is_resolved=own_root)
 
     def read_text(self, key: str) -> str | None:
         data, _rebased = self.read(key)

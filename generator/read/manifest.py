@@ -157,10 +157,43 @@ def raw_manifest_of(report: Mapping[str, Any]) -> Any:
     return report.get("case_manifest") or events.get("case_manifest")
 
 
+_VERIFIED: dict[tuple[Any, ...], CaseManifest | None] = {}
+
+
+def _content_key(raw: dict[str, Any], task: str) -> tuple[Any, ...] | None:
+    """A hashable key equal for equal manifests (None when a value is not hashable)."""
+    items = []
+    for key, value in raw.items():
+        if isinstance(value, dict):
+            value = tuple(sorted((k, type(v), v) for k, v in value.items()))
+        items.append((key, type(value), value))
+    try:
+        key = (task, tuple(sorted(items)))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def verify_embedded(raw: Any, task: str) -> CaseManifest | None:
-    """Verify a report's manifest for ``task``; None when anything fails to check."""
+    """Verify a report's manifest for ``task``; None when anything fails to check.
+
+    Every repetition of a task usually carries the same manifest, so results
+    are memoised by content (type-exact, so ``1`` and ``True`` never share).
+    """
     if not isinstance(raw, dict):
         return None
+    key = _content_key(raw, task)
+    if key is None:
+        return _verify(raw, task)
+    if key not in _VERIFIED:
+        if len(_VERIFIED) > 100_000:
+            _VERIFIED.clear()
+        _VERIFIED[key] = _verify(raw, task)
+    return _VERIFIED[key]
+
+
+def _verify(raw: dict[str, Any], task: str) -> CaseManifest | None:
     schema = raw.get("schema")
     if schema == SCHEMA_V1:
         parts_names, keys = CORE_PARTS, {"schema", "task", "case_hash", *CORE_PARTS}

@@ -12,7 +12,8 @@ here.  The rules are those of Comet's strict comparison, stated once:
 
 Failures are values, not exceptions: :func:`read_contained` returns a
 :class:`Refusal` naming the rule that failed, so callers can disclose why a
-file was not used.
+file was not used.  (Paths are handled as strings internally: this runs once
+per report and per transcript, and pathlib's overhead showed in profiles.)
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CHUNK = 1 << 20
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -39,18 +41,24 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def _real_directory_chain(root: Path, parent: Path) -> list[tuple[Path, os.stat_result]] | Refusal:
+Chain = list[tuple[str, os.stat_result]]
+
+
+def _real_directory_chain(root: str, parent: str) -> Chain | Refusal:
     """lstat every folder from ``root`` down to ``parent``; all must be real folders."""
-    try:
-        relative = parent.relative_to(root)
-    except ValueError:
+    if parent == root:
+        relative: list[str] = []
+    elif parent.startswith(root.rstrip(os.sep) + os.sep):
+        relative = parent[len(root.rstrip(os.sep)) + 1 :].split(os.sep)
+    else:
         return Refusal("outside its allowed folder")
-    chain: list[tuple[Path, os.stat_result]] = []
+    chain: Chain = []
     cursor = root
-    for part in ("", *relative.parts):
-        cursor = cursor / part if part else cursor
+    for part in ("", *relative):
+        if part:
+            cursor = os.path.join(cursor, part)
         try:
-            info = cursor.lstat()
+            info = os.lstat(cursor)
         except FileNotFoundError:
             return Refusal("missing")
         except OSError:
@@ -63,34 +71,48 @@ def _real_directory_chain(root: Path, parent: Path) -> list[tuple[Path, os.stat_
     return chain
 
 
-def _chain_unchanged(chain: list[tuple[Path, os.stat_result]]) -> bool:
+def _chain_unchanged(chain: Chain) -> bool:
     for path, before in chain:
         try:
-            now = path.lstat()
+            now = os.lstat(path)
         except OSError:
             return False
         if stat.S_ISLNK(now.st_mode) or not stat.S_ISDIR(now.st_mode):
             return False
-        if _identity(now)[:3] != _identity(before)[:3]:
+        if (now.st_dev, now.st_ino, now.st_mtime_ns) != (before.st_dev, before.st_ino, before.st_mtime_ns):
             return False
     return True
 
 
-def read_contained(path: Path, allowed_root: Path, *, max_bytes: int) -> bytes | Refusal:
+def resolve_root(allowed_root: Path | str) -> str | None:
+    """The real path of an allowed root folder, or None when it does not exist."""
+    try:
+        return str(Path(allowed_root).resolve(strict=True))
+    except (OSError, RuntimeError):
+        return None
+
+
+def read_contained(
+    path: Path | str,
+    allowed_root: Path | str,
+    *,
+    max_bytes: int,
+    root_is_resolved: bool = False,
+) -> bytes | Refusal:
     """Read ``path`` if it is a stable regular file strictly under ``allowed_root``.
 
-    ``path`` must already be absolute and normalised (no ``..``); ``allowed_root``
-    is resolved here, and must itself be a real folder.
+    ``path`` must already be absolute and normalised (no ``..``).  The root is
+    resolved here unless the caller says it already is.
     """
-    try:
-        root = allowed_root.resolve(strict=True)
-    except (OSError, RuntimeError):
+    root = str(allowed_root) if root_is_resolved else resolve_root(allowed_root)
+    if root is None:
         return Refusal("allowed folder is missing")
-    chain = _real_directory_chain(root, path.parent)
+    path = str(path)
+    chain = _real_directory_chain(root, os.path.dirname(path))
     if isinstance(chain, Refusal):
         return chain
     try:
-        before = path.lstat()
+        before = os.lstat(path)
     except FileNotFoundError:
         return Refusal("missing")
     except OSError:
@@ -103,15 +125,14 @@ def read_contained(path: Path, allowed_root: Path, *, max_bytes: int) -> bytes |
         return Refusal("exceeds the size limit")
     if not _chain_unchanged(chain):
         return Refusal("changed during read")
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        fd = os.open(path, flags)
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError:
         return Refusal("cannot be opened")
     try:
         opened = os.fstat(fd)
         try:
-            after_open = path.lstat()
+            after_open = os.lstat(path)
         except OSError:
             return Refusal("changed during read")
         if (
@@ -134,7 +155,7 @@ def read_contained(path: Path, allowed_root: Path, *, max_bytes: int) -> bytes |
             return Refusal("exceeds the size limit")
         after_read = os.fstat(fd)
         try:
-            after_path = path.lstat()
+            after_path = os.lstat(path)
         except OSError:
             return Refusal("changed during read")
         if (
@@ -155,21 +176,20 @@ def read_contained(path: Path, allowed_root: Path, *, max_bytes: int) -> bytes |
 def read_regular_file(path: Path, *, max_bytes: int) -> bytes | Refusal:
     """Read one file that must itself be a regular, stable, non-link file.
 
-    Used for files whose location is fixed by the layout (a report inside
-    ``reports/``, the expected-case matrix): only the file itself is checked,
-    the folder it sits in was chosen by the user.
+    Used for files whose location is fixed by the layout (the expected-case
+    matrix, a task's instruction): only the file itself is checked, the folder
+    it sits in was chosen by the user.
     """
-    try:
-        parent = path.parent.resolve(strict=True)
-    except (OSError, RuntimeError):
+    parent = resolve_root(path.parent)
+    if parent is None:
         return Refusal("missing")
-    return read_contained(parent / path.name, parent, max_bytes=max_bytes)
+    return read_contained(os.path.join(parent, path.name), parent, max_bytes=max_bytes, root_is_resolved=True)
 
 
-def is_real_directory(path: Path) -> bool:
+def is_real_directory(path: Path | str) -> bool:
     """True for a folder that is not a symbolic link."""
     try:
-        info = path.lstat()
+        info = os.lstat(path)
     except OSError:
         return False
     return stat.S_ISDIR(info.st_mode) and not stat.S_ISLNK(info.st_mode)

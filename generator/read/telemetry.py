@@ -123,12 +123,16 @@ def _codex_turn(event: dict[str, Any], totals: _Totals) -> None:
 
 def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
     message = event.get("message")
-    if not isinstance(message, dict):
+    if type(message) is not dict:
         return
     message_id = message.get("id")
     usage = message.get("usage")
-    if isinstance(message_id, str) and isinstance(usage, dict):
-        context = sum(usage[key] for key in _CONTEXT_KEYS if is_number(usage.get(key)))
+    if type(message_id) is str and type(usage) is dict:
+        context = 0
+        for key in _CONTEXT_KEYS:
+            value = usage.get(key)
+            if type(value) is int or type(value) is float:  # exact types: bool is not a count
+                context += value
         if context > 0:
             seen = totals.context.get(message_id)
             if seen is None:
@@ -137,9 +141,9 @@ def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
                 seen[0] = context
                 seen[1] = message.get("model")
     content = message.get("content")
-    if isinstance(content, list):
+    if type(content) is list:
         for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
+            if type(block) is dict and block.get("type") == "tool_use":
                 totals.tool_calls += 1
 
 
@@ -195,16 +199,19 @@ def _finish(totals: _Totals) -> dict[str, Any]:
 def extract_telemetry(text: str) -> dict[str, Any]:
     """Scan one raw stdout stream; return its telemetry (numbers or None)."""
     totals = _Totals()
+    handlers = _HANDLERS
+    loads = json.loads
     for line in text.strip().split("\n"):
         if not line:
             continue
         try:
-            event = json.loads(line)
+            event = loads(line)
         except (ValueError, RecursionError):
             continue
-        if isinstance(event, dict):
+        if type(event) is dict:
             kind = event.get("type")
-            handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
-            if handler is not None:
-                handler(event, totals)
+            if type(kind) is str:
+                handler = handlers.get(kind)
+                if handler is not None:
+                    handler(event, totals)
     return _finish(totals)
