@@ -75,6 +75,11 @@ TREES: dict[str, list[list[str]]] = {
         ["l", "environment/subdir-link", "sub"],
         ["l", "data", "environment/sub"],
     ],
+    "instruction-link-task": [
+        ["f", "task.toml", "w = 4\n"],
+        ["f", "docs/brief.md", "# The brief\n\nFollowed for the prompt hash, hashed as a link otherwise.\n"],
+        ["l", "instruction.md", "docs/brief.md"],
+    ],
     "missing-parts": [
         ["f", "instruction.md", "only an instruction\n"],
     ],

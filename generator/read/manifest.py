@@ -299,18 +299,28 @@ def tree_hash(path: Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-def _instruction_bytes(task_dir: Path, tasks_root: Path) -> bytes:
-    """The instruction's bytes for the prompt hash, reading only inside the tasks tree."""
-    path = task_dir / "instruction.md"
-    try:
-        target = path.resolve(strict=True)
-        inside = target.is_relative_to(tasks_root.resolve(strict=True))
-    except (OSError, RuntimeError):
-        return b"missing"
-    if not inside or not target.is_file():
-        return b"missing"
-    with open(target, "rb") as handle:
-        return handle.read()
+def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> str:
+    """Hash of the prompt prefix plus the instruction's bytes, read only inside the tasks tree.
+
+    Comet reads ``instruction.md`` through symbolic links here; evalsite does
+    so only when the link's target stays inside the tasks tree.
+    """
+    digest = hashlib.sha256(b"canonical-task-prompt-v1\0")
+    target = None
+    if task_dir is not None and tasks_root is not None:
+        try:
+            resolved = (task_dir / "instruction.md").resolve(strict=True)
+            if resolved.is_relative_to(tasks_root.resolve(strict=True)) and resolved.is_file():
+                target = resolved
+        except (OSError, RuntimeError):
+            target = None
+    if target is None:
+        digest.update(b"missing")
+    else:
+        with open(target, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
 
 
 def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None) -> CaseManifest:
@@ -339,10 +349,9 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
             "native_adapter": native,
         }
     )
-    instruction = b"missing" if task_dir is None else _instruction_bytes(task_dir, tasks_dir)  # type: ignore[arg-type]
     prompt = canonical_hash(
         {
-            "instruction": sha256_text(b"canonical-task-prompt-v1\0" + instruction),
+            "instruction": _prompt_instruction_hash(task_dir, tasks_dir),
             "task_renderer": eval_path(TASK_RENDERER),
             "native_adapter": native,
         }

@@ -58,3 +58,17 @@ def test_golden_covers_every_tricky_case() -> None:
     assert {"environment/.envrc", "environment/.envdir/kept.txt", "environment/pkg/.pyc"} <= names
     assert any(entry[0] == "l" for entries in GOLDEN["trees"].values() for entry in entries)
     assert len({m["case_hash"] for m in GOLDEN["manifests"]}) == len(GOLDEN["manifests"])
+
+
+def test_instruction_link_leaving_the_tasks_tree_is_not_followed(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    (tasks / "task-a").mkdir(parents=True)
+    outside = tmp_path / "secret.md"
+    outside.write_text("secret brief")
+    os.symlink(outside, tasks / "task-a" / "instruction.md")
+    linked = fallback_manifest("task-a", tasks, None)
+    (tasks / "task-a" / "instruction.md").unlink()
+    os.symlink(tmp_path / "nowhere.md", tasks / "task-a" / "instruction.md")
+    dangling = fallback_manifest("task-a", tasks, None)
+    # Same prompt hash as a missing instruction: the outside file was never read.
+    assert linked.get("prompt_hash") == dangling.get("prompt_hash")
