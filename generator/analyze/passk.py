@@ -24,7 +24,12 @@ from typing import Mapping, Sequence
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
-    """Unbiased pass@k for one task; requires ``1 <= k <= n``."""
+    """Unbiased pass@k for one task; requires ``1 <= k <= n``.
+
+    Evaluated as Comet evaluates it (``1 - a/b`` in floating point), so the
+    comparison's metrics equal Comet's bit for bit; the statistics module has a
+    correctly rounded variant for its intervals.
+    """
     if n - c < k:
         return 1.0
     return 1 - comb(n - c, k) / comb(n, k)
