@@ -25,6 +25,7 @@ from generator.analyze.efficiency import (
     efficiency_table,
 )
 from generator.analyze.passk import MacroMetrics, normalize_ks, parse_ks, task_macro
+from generator.analyze.stats import ExperimentComparison, compare_experiments
 from generator.errors import EvalsiteError
 from generator.read.experiment import Artifact, Experiment, RunRecord, load_experiment, read_run_telemetry
 from generator.read.manifest import CaseManifest, fallback_manifest
@@ -55,6 +56,7 @@ class ComparisonResult:
     artifacts: dict[str, tuple[Artifact, ...]]  # per side, in pair order
     duration: dict[str, DurationSummary]
     efficiency: dict[str, EfficiencyTable]  # strict_success, all_aligned
+    statistics: ExperimentComparison  # intervals, paired tests, power and verdict over the pairs
 
     @property
     def candidate(self) -> Experiment:
@@ -134,13 +136,15 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
         baseline_expected=expected["baseline"],
         initial_issues=issues,
     )
-    metrics = {}
-    for side in SIDES:
-        results: dict[str, list[bool]] = {}
-        for pair in alignment.pairs:  # already in (task, rep) order
+    results: dict[str, dict[str, list[bool]]] = {side: {} for side in SIDES}
+    for pair in alignment.pairs:  # already in (task, rep) order
+        for side in SIDES:
             record: RunRecord = getattr(pair, side)
-            results.setdefault(pair.task, []).append(record.passed)
-        metrics[side] = task_macro(results, ks, total_tasks=len(alignment.tasks))
+            results[side].setdefault(pair.task, []).append(record.passed)
+    metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
+    statistics = compare_experiments(
+        results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks)
+    )
     artifacts = {
         side: tuple(
             read_run_telemetry(experiments[side], getattr(pair, side), rebase=inputs.rebase_artifacts)
@@ -174,6 +178,7 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
         artifacts=artifacts,
         duration=duration,
         efficiency=efficiency,
+        statistics=statistics,
     )
 
 

@@ -106,6 +106,7 @@ def comparison_markdown(result: ComparisonResult) -> str:
             ],
         ),
         "",
+        *_verdict_section(doc),
         *_matrix_section(doc),
         *_metrics_section(doc, ks),
         *_duration_section(doc),
@@ -116,6 +117,41 @@ def comparison_markdown(result: ComparisonResult) -> str:
         *_disclosures_section(doc),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _percent_points(value: float | None) -> str:
+    return "N/A" if value is None else f"{value * 100:+.1f} pp"
+
+
+def _verdict_section(doc: dict) -> list[str]:
+    stats = doc["statistics"]
+    verdict = stats["verdict"]
+    paired = stats["paired"]
+    diff, interval = paired["difference"], paired["difference"]["interval"]
+    mcnemar, flip, runs = paired["mcnemar"], paired["sign_flip"], paired["runs"]
+    sentence = verdict["sentence"]
+    lines = [
+        "## Verdict",
+        "",
+        f"**{sentence[:1].upper()}{sentence[1:]}.**",
+        "",
+        f"- Difference in pass@1 (candidate − baseline) over {diff['tasks']} task(s) with matched pairs:"
+        f" {_percent_points(diff['estimate'])}, {interval['confidence']:.0%} interval"
+        f" [{_percent_points(interval['lower'])}, {_percent_points(interval['upper'])}] ({diff['method']}).",
+        f"- Exact sign-flip test over tasks: p = {_p(flip['p_value'])} ({flip['method']}).",
+        f"- McNemar on run pairs: exact p = {_p(mcnemar['p_value'])}, mid-p = {_p(mcnemar['p_mid'])}"
+        f" ({mcnemar['discordant']} discordant of {runs['wins'] + runs['losses'] + runs['ties']} run pairs).",
+    ]
+    if stats["power"]["mde"] is not None:
+        lines.append(
+            f"- Smallest difference this design detects with 80% power: {stats['power']['mde'] * 100:.1f} percentage points."
+        )
+    lines += [f"- Warning: {warning}" for warning in stats["warnings"]]
+    return [*lines, ""]
+
+
+def _p(value: float | None) -> str:
+    return "N/A" if value is None else (f"{value:.3g}" if value >= 0.001 else "< 0.001")
 
 
 def _matrix_section(doc: dict) -> list[str]:

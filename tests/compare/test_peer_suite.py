@@ -384,3 +384,29 @@ def test_cli_supports_explicit_candidate_and_baseline_experiments(dirs, tmp_path
     assert main([*argv[:-2], "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["schema"] == "evalsite.comparison.v1" and doc["ks"] == [1, 3]
+
+
+def test_comparison_carries_paired_statistics_and_a_verdict(dirs) -> None:
+    cand, base, _ = dirs
+    for index in range(16):
+        for rep in (1, 2, 3):
+            write_run(cand, f"task-{index:02d}", CAND, rep, index < 8)
+            write_run(base, f"task-{index:02d}", BASE, rep, True)
+    result = compare(cand, base)
+    stats = result.document["statistics"]
+    assert stats["verdict"]["outcome"] == "candidate worse"
+    assert stats["paired"]["runs"]["losses"] == 24 and stats["paired"]["runs"]["wins"] == 0
+    assert stats["paired"]["difference"]["estimate"] == -0.5
+    assert stats["paired"]["difference"]["interval"]["upper"] < 0
+    assert [s["k"] for s in stats["candidate"]] == [1, 2, 3]
+    assert "**Candidate worse" in result.markdown
+    json.dumps(result.document, allow_nan=False)  # plain JSON: no NaN or Infinity
+
+
+def test_no_pairs_gives_undefined_statistics_not_numbers(dirs) -> None:
+    cand, base, _ = dirs
+    write_run(cand, "task-a", CAND, 1, True, variant="one")
+    write_run(base, "task-a", BASE, 1, True, variant="two")
+    stats = compare(cand, base).document["statistics"]
+    assert stats["paired"]["difference"]["estimate"] is None
+    assert stats["verdict"]["outcome"] == "not distinguishable"
