@@ -14,26 +14,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, NamedTuple, Sequence
 
 from generator.read.telemetry import is_number
 
 Telemetry = Mapping[str, Any] | None
 
-# (telemetry key, label, kind) in report order.
+
+class Metric(NamedTuple):
+    """One efficiency row: what it is called, where it comes from, how it is printed."""
+
+    label: str
+    key: str  # telemetry field
+    kind: str  # count | seconds | tokens | usd | percent
+
+
+# Report order: effort first, then time, tokens, money and context.
 METRICS = (
-    ("subject_invocations", "Model starts/resumes", "count"),
-    ("num_turns", "Agent turns", "count"),
-    ("tool_calls", "Tool calls", "count"),
-    ("duration_seconds", "Wall duration", "seconds"),
-    ("input_tokens", "Non-cache input tokens", "tokens"),
-    ("output_tokens", "Output tokens", "tokens"),
-    ("cache_read_input_tokens", "Cache-read input tokens", "tokens"),
-    ("total_tokens", "Total tokens incl. cache", "tokens"),
-    ("total_cost_usd", "Model cost", "usd"),
-    ("peak_context_input_tokens", "Peak context input", "tokens"),
-    ("p95_context_input_tokens", "P95 context input", "tokens"),
-    ("peak_context_occupancy_pct", "Peak context occupancy", "percent"),
+    Metric(label="Model starts/resumes", key="subject_invocations", kind="count"),
+    Metric(label="Agent turns", key="num_turns", kind="count"),
+    Metric(label="Tool calls", key="tool_calls", kind="count"),
+    Metric(label="Wall duration", key="duration_seconds", kind="seconds"),
+    Metric(label="Non-cache input tokens", key="input_tokens", kind="tokens"),
+    Metric(label="Output tokens", key="output_tokens", kind="tokens"),
+    Metric(label="Cache-read input tokens", key="cache_read_input_tokens", kind="tokens"),
+    Metric(label="Total tokens incl. cache", key="total_tokens", kind="tokens"),
+    Metric(label="Model cost", key="total_cost_usd", kind="usd"),
+    Metric(label="Peak context input", key="peak_context_input_tokens", kind="tokens"),
+    Metric(label="P95 context input", key="p95_context_input_tokens", kind="tokens"),
+    Metric(label="Peak context occupancy", key="peak_context_occupancy_pct", kind="percent"),
 )
 
 
@@ -120,7 +129,7 @@ def _value(events: Mapping[str, Any], key: str) -> float | None:
 def efficiency_table(selected: Sequence[tuple[Telemetry, Telemetry]]) -> EfficiencyTable:
     """Average each metric over the pairs where both sides have it."""
     rows = []
-    for key, label, kind in METRICS:
+    for label, key, kind in METRICS:
         both: list[tuple[float, float]] = []
         for candidate, baseline in selected:
             if candidate is None or baseline is None:

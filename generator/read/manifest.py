@@ -36,22 +36,13 @@ SCHEMA_V2 = "comet.eval.case-manifest.v2"
 CORE_SCHEMA = "comet.eval.case-core.v1"
 IDENTITY_SCHEMA = "comet.eval.execution-identity.v1"
 
-CORE_PARTS = (
-    "task_hash",
-    "instruction_hash",
-    "validator_hash",
-    "environment_hash",
-    "data_hash",
-    "prompt_hash",
-)
-V2_PARTS = CORE_PARTS + ("runner_hash", "controller_hash", "execution_hash")
-IDENTITY_HASHES = (
-    "image_id_hash",
-    "image_repo_digests_hash",
-    "image_ref_hash",
-    "claude_tool_version_hash",
-    "model_selection_hash",
-    "interaction_hash",
+# The six task-core components (every manifest), then what v2 adds.
+CORE_PARTS = tuple(f"{name}_hash" for name in ("task", "instruction", "validator", "environment", "data", "prompt"))
+V2_PARTS = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
+# Digests an execution identity carries instead of raw image ids, model names or prompts.
+IDENTITY_HASHES = tuple(
+    f"{name}_hash"
+    for name in ("image_id", "image_repo_digests", "image_ref", "claude_tool_version", "model_selection", "interaction")
 )
 IDENTITY_KEYS = frozenset(
     {"schema", *IDENTITY_HASHES, "model_source", "interaction_mode", "interaction_max_turns"}
@@ -93,12 +84,12 @@ def short_hash(value: str | None) -> str:
 class CaseManifest:
     """A verified (or rebuilt) manifest.  ``source`` says which."""
 
-    schema: str
     task: str
-    case_hash: str
-    core_hash: str
-    components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
     source: str  # report-bound-v1 | report-bound-v2 | current-task-tree-fallback
+    schema: str
+    components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
+    case_hash: str  # as verified (embedded) or computed (fallback)
+    core_hash: str  # derived; compares a v1 record with a v2 one
 
     @property
     def run_bound(self) -> bool:
@@ -215,7 +206,9 @@ def _verify(raw: dict[str, Any], task: str) -> CaseManifest | None:
         if identity is None or parts["execution_hash"] != canonical_hash(identity):
             return None
     source = "report-bound-v2" if schema == SCHEMA_V2 else "report-bound-v1"
-    return CaseManifest(schema, task, claimed, core_hash(task, parts), parts, source)
+    return CaseManifest(
+        task=task, source=source, schema=schema, components=parts, case_hash=claimed, core_hash=core_hash(task, parts)
+    )
 
 
 # --------------------------------------------------------------------------- tree hash
@@ -365,7 +358,12 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
         "prompt_hash": prompt,
     }
     return CaseManifest(
-        SCHEMA_V1, task, _case_hash(SCHEMA_V1, task, parts), core_hash(task, parts), parts, FALLBACK_SOURCE
+        task=task,
+        source=FALLBACK_SOURCE,
+        schema=SCHEMA_V1,
+        components=parts,
+        case_hash=_case_hash(SCHEMA_V1, task, parts),
+        core_hash=core_hash(task, parts),
     )
 
 

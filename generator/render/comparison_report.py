@@ -38,22 +38,23 @@ def metric(value: float | None) -> str:
     return "N/A" if value is None else f"{value:.2f}"
 
 
+# How each kind of efficiency number is printed (Python format specs around the value).
+_KIND_FORMATS = {
+    "count": "{:,.2f}",
+    "seconds": "{:,.0f}s",
+    "tokens": "{:,.0f}",
+    "usd": "${:,.3f}",
+    "percent": "{:,.1f}%",
+}
+
+
 def seconds(value: float | None) -> str:
-    return "N/A" if value is None else f"{value:,.0f}s"
+    return efficiency_value(value, "seconds")
 
 
 def efficiency_value(value: float | None, kind: str) -> str:
-    if value is None:
-        return "N/A"
-    if kind == "seconds":
-        return f"{value:,.0f}s"
-    if kind == "tokens":
-        return f"{value:,.0f}"
-    if kind == "usd":
-        return f"${value:,.3f}"
-    if kind == "percent":
-        return f"{value:,.1f}%"
-    return f"{value:,.2f}"
+    """A number in its kind's format (Python rounds halves to even: 3.5s prints as 4s)."""
+    return "N/A" if value is None else _KIND_FORMATS.get(kind, _KIND_FORMATS["count"]).format(value)
 
 
 def delta(value: float | None) -> str:
