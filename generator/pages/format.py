@@ -1,0 +1,108 @@
+"""Number and value formatting shared by the page builders.
+
+One rule everywhere: an undefined value is shown as ``N/A`` (never 0, never
+blank), and its sort key is empty so it sorts before every number.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from generator.pages.models import Cell
+
+__all__ = [
+    "NA",
+    "bool_cell",
+    "count",
+    "fixed",
+    "hash12",
+    "interval",
+    "is_number",
+    "num_cell",
+    "pct",
+    "seconds",
+    "sort_key",
+    "text",
+    "text_cell",
+]
+
+NA = "N/A"
+
+
+def is_number(value: Any) -> bool:
+    kind = type(value)
+    if kind is int:
+        return True
+    if kind is float:
+        return math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def sort_key(value: Any) -> str | None:
+    """A decimal string tables.js can parse, or ``""`` for undefined values."""
+    if is_number(value):
+        return repr(value) if isinstance(value, float) else str(value)
+    return ""
+
+
+def fixed(value: Any, digits: int = 2) -> str:
+    return f"{value:.{digits}f}" if is_number(value) else NA
+
+
+def count(value: Any) -> str:
+    return f"{value:,}" if is_number(value) and float(value).is_integer() else fixed(value, 2)
+
+
+def pct(value: Any, digits: int = 1) -> str:
+    return f"{value * 100:.{digits}f}%" if is_number(value) else NA
+
+
+def seconds(value: Any) -> str:
+    return f"{value:,.0f}s" if is_number(value) else NA
+
+
+def interval(lower: Any, upper: Any, digits: int = 4) -> str:
+    if not (is_number(lower) and is_number(upper)):
+        return NA
+    return f"[{lower:.{digits}f}, {upper:.{digits}f}]"
+
+
+def hash12(value: Any) -> str:
+    """First 12 hex digits of a ``sha256:...`` hash, as the Markdown report shows it."""
+    if not isinstance(value, str) or not value:
+        return NA
+    return value.split(":", 1)[1][:12] if value.startswith("sha256:") else value[:12]
+
+
+def text(value: Any) -> str:
+    """Any JSON scalar as display text; ``None`` is ``N/A``."""
+    if value is None:
+        return NA
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(text(item) for item in value) or "—"
+    return str(value)
+
+
+def text_cell(value: Any, *, cls: str = "", href: str | None = None, title: str | None = None) -> Cell:
+    shown = text(value)
+    return Cell(shown, None, href, (cls + " na").strip() if value is None else cls, title)
+
+
+def num_cell(value: Any, shown: str | None = None, *, cls: str = "") -> Cell:
+    """A right-aligned number; undefined values read ``N/A`` and sort first."""
+    if is_number(value):
+        key = repr(value) if type(value) is float else str(value)
+        return Cell(shown if shown is not None else count(value), key, None, f"num {cls}" if cls else "num")
+    return Cell(shown if shown is not None else NA, "", None, f"num na {cls}" if cls else "num na")
+
+
+def bool_cell(value: Any, yes: str = "pass", no: str = "fail") -> Cell:
+    """Pass/fail as a word (never colour alone) with a class for styling."""
+    if value is True:
+        return Cell(yes, "1", None, "pass")
+    if value is False:
+        return Cell(no, "0", None, "fail")
+    return Cell(NA, "", None, "na")

@@ -1,0 +1,150 @@
+"""The index page: one headline per comparison and per ledger, and error pages."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from generator.pages import format as fmt
+from generator.pages.models import (
+    Cell,
+    Column,
+    EntryErrorPage,
+    Headline,
+    IndexPage,
+    InputDigest,
+    Link,
+    PageBundle,
+    PageMeta,
+    Row,
+    SiteInfo,
+    Table,
+)
+from generator.pages.urls import comparison_url, index_url, ledger_url, rel
+
+__all__ = [
+    "build_index_page",
+    "comparison_headline",
+    "entry_error_page",
+    "error_headline",
+    "ledger_headline",
+]
+
+
+def comparison_headline(entry_id: str, title: str, doc: Mapping[str, Any], verdict: str | None = None) -> Headline:
+    ks = list(doc["ks"])
+    rows = []
+    for side in ("candidate", "baseline"):
+        metrics = doc["metrics"][side]
+        cells = [Cell("Candidate" if side == "candidate" else "Baseline"), Cell(str(doc[side]["treatment"]))]
+        for k in ks:
+            m = metrics.get(str(k)) or {}
+            value = m.get("pass_at_k")
+            shown = f"{fmt.fixed(value)} ({m.get('eligible_tasks', 0)}/{m.get('total_tasks', 0)} tasks)"
+            cells.append(fmt.num_cell(value, shown))
+        matched = doc["matched"][side]
+        cells.append(Cell(f"{matched['passes']}/{matched['runs']}", fmt.sort_key(matched["passes"]), None, "num"))
+        rows.append(Row(tuple(cells)))
+    table = Table(
+        id=f"headline-{entry_id}",
+        caption="pass@k per side (task macro; tasks with a defined value / all tasks)",
+        columns=(Column("Side"), Column("Treatment"))
+        + tuple(Column(f"pass@{k}", True) for k in ks)
+        + (Column("Matched passes", True),),
+        rows=tuple(rows),
+        sortable=False,
+    )
+    issues = len(doc["issues"])
+    summary = (
+        f"{len(doc['pairs']):,} strictly matched pairs of {doc['expected_keys']:,} expected task/rep keys",
+        f"{len(doc['tasks']):,} tasks",
+        f"{issues:,} alignment issue{'s' if issues != 1 else ''}",
+    ) + ((f"Verdict: {verdict}",) if verdict else ())
+    return Headline("comparison", entry_id, title, comparison_url(entry_id), True, None, summary, table)
+
+
+def ledger_headline(entry_id: str, title: str, summary: Mapping[str, Any]) -> Headline:
+    from generator.pages.ledger import condition_reasons  # the words live with the ledger page
+
+    rows = []
+    for row in summary["candidates"]:
+        failed = [label for _key, label, passed, _why in condition_reasons(summary, row) if not passed]
+        eligible = row["recommendation"] == "eligible_for_human_admission"
+        rows.append(
+            Row(
+                (
+                    Cell(str(row["armId"])),
+                    Cell(str(row["recommendation"]), None, None, "pass" if eligible else "fail"),
+                    Cell(", ".join(failed) if failed else "none"),
+                )
+            )
+        )
+    table = Table(
+        id=f"headline-{entry_id}",
+        caption="Recommendation per candidate",
+        columns=(Column("Candidate"), Column("Recommendation"), Column("Failed conditions")),
+        rows=tuple(rows),
+        sortable=False,
+    )
+    facts = (
+        f"Campaign {summary['campaignId']}",
+        f"{summary['receiptCount']:,} receipts",
+        f"baseline arm {summary['baselineArmId']}",
+    )
+    return Headline("ledger", entry_id, title, ledger_url(entry_id), True, None, facts, table)
+
+
+def error_headline(kind: str, entry_id: str, title: str, message: str) -> Headline:
+    href = comparison_url(entry_id) if kind == "comparison" else ledger_url(entry_id)
+    return Headline(kind, entry_id, title, href, False, message, (), None)
+
+
+def entry_error_page(
+    kind: str,
+    entry_id: str,
+    title: str,
+    message: str,
+    site: SiteInfo,
+    inputs: Sequence[InputDigest] = (),
+    details: Sequence[str] = (),
+) -> PageBundle:
+    url = comparison_url(entry_id) if kind == "comparison" else ledger_url(entry_id)
+    meta = PageMeta(
+        url=url,
+        title=title,
+        site=site,
+        crumbs=(Link("Home", rel(url, index_url())),),
+        inputs=tuple(inputs),
+        downloads=(Link("data.json", "data.json"),),
+    )
+    data = {"schema": "evalsite.site.error.v1", "kind": kind, "id": entry_id, "error": message, "details": list(details)}
+    return PageBundle(EntryErrorPage(meta, kind, entry_id, message, tuple(details)), data)
+
+
+def build_index_page(
+    site: SiteInfo,
+    comparisons: Sequence[Headline],
+    ledgers: Sequence[Headline],
+    inputs: Sequence[InputDigest],
+) -> PageBundle:
+    meta = PageMeta(
+        url=index_url(),
+        title=site.title,
+        site=site,
+        inputs=tuple(inputs),
+        downloads=(Link("data.json", "data.json"),),
+    )
+    page = IndexPage(meta, tuple(comparisons), tuple(ledgers))
+    data = {
+        "schema": "evalsite.site.index.v1",
+        "title": site.title,
+        "comparisons": [_headline_data(h) for h in comparisons],
+        "ledgers": [_headline_data(h) for h in ledgers],
+        "inputs": [
+            {"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs
+        ],
+    }
+    return PageBundle(page, data)
+
+
+def _headline_data(h: Headline) -> dict[str, Any]:
+    return {"id": h.id, "title": h.title, "url": h.href, "ok": h.ok, "error": h.error, "summary": list(h.summary)}

@@ -1,0 +1,378 @@
+"""Frozen page models: everything a template shows, already decided and formatted.
+
+The templates only lay these out (HELM's "the backend decides the tables, the
+frontend renders them").  Strings in these models are untrusted text: the
+templates autoescape every one of them.  Nothing here holds markup.
+
+Building blocks (``Cell``, ``Row``, ``Table``, ``Notice``, chart specs) are
+shared by all page kinds; each page kind has one model class whose ``template``
+names the Jinja template that renders it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Union
+
+__all__ = [
+    "ArmPage",
+    "CandidateBlock",
+    "Band",
+    "Cell",
+    "ChartSpec",
+    "Column",
+    "ComparisonPage",
+    "EntryErrorPage",
+    "ForestChart",
+    "ForestRow",
+    "Headline",
+    "IndexPage",
+    "InputDigest",
+    "LedgerPage",
+    "LineChart",
+    "Link",
+    "Notice",
+    "Page",
+    "PageBundle",
+    "PageMeta",
+    "RefLine",
+    "Row",
+    "Series",
+    "SiteInfo",
+    "StatisticsSection",
+    "Table",
+    "TaskPage",
+    "Verdict",
+]
+
+
+# --------------------------------------------------------------------------- blocks
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    text: str
+    href: str  # relative to the page that shows it
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One table cell.
+
+    ``sort`` is the value tables.js sorts by (numbers as decimal strings, so
+    ``"10"`` sorts after ``"9"``); ``None`` means "sort by the text".  ``cls``
+    is a space-separated subset of a fixed vocabulary styled in site.css:
+    ``num pass fail warn na diff same mono``.
+    """
+
+    text: str
+    sort: str | None = None
+    href: str | None = None
+    cls: str = ""
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    label: str
+    numeric: bool = False
+    help: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    cells: tuple[Cell, ...]
+    cls: str = ""  # "mismatch" highlights the whole row
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    id: str  # unique within the page; also the anchor of the table
+    caption: str
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    empty: str = "None."
+    sortable: bool = True
+    filterable: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    kind: str  # info | warning | error
+    text: str
+
+
+# --------------------------------------------------------------------------- charts
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    name: str
+    x: tuple[int | str, ...]
+    y: tuple[float | None, ...]  # None = undefined: a gap, never a zero
+    dash: str = "solid"  # solid | dash | dot
+
+
+@dataclass(frozen=True, slots=True)
+class LineChart:
+    id: str
+    title: str
+    caption: str
+    x_title: str
+    y_title: str
+    series: tuple[Series, ...]
+    y_range: tuple[float, float] | None = None
+    kind: ClassVar[str] = "line"
+
+
+@dataclass(frozen=True, slots=True)
+class ForestRow:
+    label: str  # one y-axis category; unique within the chart
+    group: str  # one legend entry (trace) per group
+    estimate: float | None
+    lower: float | None
+    upper: float | None
+    hover: str
+
+
+@dataclass(frozen=True, slots=True)
+class RefLine:
+    x: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Band:
+    lower: float
+    upper: float
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class ForestChart:
+    id: str
+    title: str
+    caption: str
+    x_title: str
+    rows: tuple[ForestRow, ...]
+    lines: tuple[RefLine, ...] = ()
+    band: Band | None = None
+    x_range: tuple[float, float] | None = None
+    kind: ClassVar[str] = "forest"
+
+
+ChartSpec = Union[LineChart, ForestChart]
+
+
+# --------------------------------------------------------------------------- statistics slot
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The plain-language verdict sentence issue 6 puts above the tables."""
+
+    text: str
+    kind: str = "info"  # better | worse | undecided | info
+    method: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StatisticsSection:
+    """Where the statistics work (issue 6) plugs into comparison and ledger pages.
+
+    Empty until ``generator.analyze.stats`` provides values; the templates then
+    render the verdict in the ``verdict`` block and the rest in the
+    ``statistics`` block (paired-difference forest plot, interval tables).
+    """
+
+    verdict: Verdict | None = None
+    notices: tuple[Notice, ...] = ()
+    tables: tuple[Table, ...] = ()
+    charts: tuple[ChartSpec, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.verdict is None and not (self.notices or self.tables or self.charts)
+
+
+# --------------------------------------------------------------------------- page frame
+
+
+@dataclass(frozen=True, slots=True)
+class InputDigest:
+    """One input a page was built from, named without any local path."""
+
+    role: str  # "candidate experiment", "campaign file", ...
+    name: str  # folder or file name only
+    sha256: str  # "sha256:<64 hex>"
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SiteInfo:
+    title: str
+    description: str = ""
+    noindex: bool = False
+    built: str | None = None  # UTC date from SOURCE_DATE_EPOCH, never the wall clock
+    generator: str = "evalsite"
+
+
+@dataclass(frozen=True, slots=True)
+class PageMeta:
+    url: str  # site-relative, e.g. "comparisons/x/index.html"
+    title: str
+    site: SiteInfo
+    crumbs: tuple[Link, ...] = ()
+    inputs: tuple[InputDigest, ...] = ()
+    downloads: tuple[Link, ...] = ()
+    notices: tuple[Notice, ...] = ()
+
+    @property
+    def root(self) -> str:
+        return "../" * self.url.count("/")
+
+
+# --------------------------------------------------------------------------- page kinds
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    """One entry on the index page."""
+
+    kind: str  # comparison | ledger
+    id: str
+    title: str
+    href: str
+    ok: bool
+    error: str | None
+    summary: tuple[str, ...]  # short facts ("12 matched pairs", ...)
+    table: Table | None
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPage:
+    meta: PageMeta
+    comparisons: tuple[Headline, ...]
+    ledgers: tuple[Headline, ...]
+    template: ClassVar[str] = "index.html"
+
+
+@dataclass(frozen=True, slots=True)
+class EntryErrorPage:
+    """Shown at an entry's URL when its data could not be turned into a page."""
+
+    meta: PageMeta
+    kind: str  # comparison | ledger
+    entry_id: str
+    message: str
+    details: tuple[str, ...] = ()
+    template: ClassVar[str] = "entry_error.html"
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonPage:
+    meta: PageMeta
+    comparison_id: str
+    candidate: tuple[tuple[str, str], ...]  # (label, value) facts about the side
+    baseline: tuple[tuple[str, str], ...]
+    ks: tuple[int, ...]
+    summary_table: Table
+    matrix_table: Table
+    matrix_notices: tuple[Notice, ...]
+    metrics_table: Table
+    metrics_chart: LineChart
+    duration_table: Table
+    duration_missing: tuple[tuple[str, tuple[Link, ...]], ...]  # (treatment, runs without duration)
+    efficiency_tables: tuple[Table, ...]
+    efficiency_notice: Notice
+    manifest_table: Table
+    outcomes_table: Table
+    issue_counts: tuple[tuple[str, int], ...]
+    issues_table: Table
+    skipped_table: Table
+    statistics: StatisticsSection = field(default_factory=StatisticsSection)
+    template: ClassVar[str] = "comparison.html"
+
+
+@dataclass(frozen=True, slots=True)
+class TaskPage:
+    meta: PageMeta
+    comparison_id: str
+    task: str
+    instruction: str | None  # Markdown source; rendered by the template filter
+    instruction_note: str | None
+    facts: tuple[tuple[str, str], ...]
+    hashes_table: Table
+    hashes_differ: tuple[str, ...]  # components that differ between the sides
+    pairs_table: Table
+    runs_table: Table
+    telemetry_table: Table
+    issues_table: Table
+    previous: Link | None
+    next: Link | None
+    template: ClassVar[str] = "task.html"
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateBlock:
+    arm_id: str
+    href: str
+    eligible: bool
+    recommendation: str
+    conditions_table: Table
+    failed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    meta: PageMeta
+    ledger_id: str
+    facts: tuple[tuple[str, str], ...]
+    digests_table: Table
+    thresholds_table: Table
+    candidates: tuple[CandidateBlock, ...]
+    paired_table: Table
+    arms_table: Table
+    coverage_table: Table
+    kill_table: Table
+    containment_table: Table
+    transport_table: Table
+    charts: tuple[ChartSpec, ...]
+    note: str
+    caveats: tuple[str, ...] = ()  # statistical caveats of the reference gate (extended summary)
+    statistics: StatisticsSection = field(default_factory=StatisticsSection)
+    template: ClassVar[str] = "ledger.html"
+
+
+@dataclass(frozen=True, slots=True)
+class ArmPage:
+    meta: PageMeta
+    ledger_id: str
+    arm_id: str
+    facts: tuple[tuple[str, str], ...]
+    definition_table: Table
+    rates_table: Table
+    latency_table: Table
+    usage_table: Table
+    decoding_table: Table
+    cells_table: Table
+    candidate: CandidateBlock | None
+    extended_tables: tuple[Table, ...] = ()  # from the extended summary, when available
+    template: ClassVar[str] = "arm.html"
+
+
+Page = Union[IndexPage, EntryErrorPage, ComparisonPage, TaskPage, LedgerPage, ArmPage]
+
+
+@dataclass(frozen=True, slots=True)
+class PageBundle:
+    """A page plus what is written next to it.
+
+    ``data`` is written as ``data.json`` in the page's folder; each ``extras``
+    item is ``(file name, content)`` written there too: text as it is (a
+    comparison's ``report.md``), anything else as JSON.
+    """
+
+    page: Page
+    data: object
+    extras: tuple[tuple[str, object], ...] = ()

@@ -1,0 +1,99 @@
+"""Stable, collision-free URLs for every page of the site.
+
+Every page is a folder with an ``index.html`` (plus its ``data.json``), so a
+page's URL is ``<folder>/index.html``.  Links are always relative: a page at
+depth *d* reaches the site root through ``root = "../" * d``.  Nothing starts
+with ``/``, because a GitHub Pages project site is served under ``/<repo>/``.
+
+Names that come from the evidence (task names, arm ids) are untrusted: they may
+contain markup, path separators, ``..`` or only non-ASCII letters.  Their slug
+is a readable ASCII prefix plus eight hex digits of the SHA-256 of the exact
+name, so it is stable (it depends on the name alone, not on the other names in
+the build), distinct for names that differ only in case or punctuation, and
+safe as one path segment on every file system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import unicodedata
+
+__all__ = [
+    "SLUG_RE",
+    "arm_url",
+    "comparison_url",
+    "index_url",
+    "is_slug",
+    "ledger_url",
+    "name_slug",
+    "page_dir",
+    "rel",
+    "relative_root",
+    "task_url",
+]
+
+SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+_PREFIX_LEN = 40
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def is_slug(value: object) -> bool:
+    """True for config ids usable as one URL segment: ``a-z0-9-``, 1-64 chars."""
+    return isinstance(value, str) and bool(SLUG_RE.fullmatch(value))
+
+
+def name_slug(name: str) -> str:
+    """A stable, collision-resistant URL segment for an untrusted name.
+
+    >>> name_slug("task-a")
+    'task-a-37bbbbed'
+    """
+    ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    prefix = _NON_SLUG.sub("-", ascii_form.lower()).strip("-")[:_PREFIX_LEN].strip("-")
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{prefix}-{digest}" if prefix else f"n-{digest}"
+
+
+def index_url() -> str:
+    return "index.html"
+
+
+def comparison_url(comparison_id: str) -> str:
+    return f"comparisons/{comparison_id}/index.html"
+
+
+def task_url(comparison_id: str, task: str) -> str:
+    return f"comparisons/{comparison_id}/tasks/{name_slug(task)}/index.html"
+
+
+def ledger_url(ledger_id: str) -> str:
+    return f"ledgers/{ledger_id}/index.html"
+
+
+def arm_url(ledger_id: str, arm_id: str) -> str:
+    return f"ledgers/{ledger_id}/arms/{name_slug(arm_id)}/index.html"
+
+
+def page_dir(url: str) -> str:
+    """The folder of a page URL (``""`` for the root page)."""
+    return url.rpartition("/")[0]
+
+
+def relative_root(url: str) -> str:
+    """``"../"`` repeated once per folder level of *url*."""
+    return "../" * url.count("/")
+
+
+def rel(from_url: str, to_url: str) -> str:
+    """The relative link from the page at *from_url* to *to_url* (both site-relative).
+
+    >>> rel("comparisons/x/index.html", "comparisons/x/tasks/t-1/index.html")
+    'tasks/t-1/index.html'
+    """
+    if to_url.startswith("#"):
+        return to_url
+    target, _, fragment = to_url.partition("#")
+    link = posixpath.relpath(target, page_dir(from_url) or ".")
+    return f"{link}#{fragment}" if fragment else link

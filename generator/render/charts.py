@@ -1,0 +1,183 @@
+"""Chart specs (``generator.pages.models``) to Plotly figure JSON.
+
+Rules (see the ecosystem notes, section 1):
+- ``plotly.graph_objects`` only (plotly.express needs numpy), plain lists.
+- ``template="none"`` plus a small explicit layout, so each figure is a few KB.
+- ``plotly.io.to_json(..., engine="json")``: byte-identical across machines
+  with or without orjson; it escapes ``<``, ``>`` and ``/`` so the text can
+  sit inside ``<script type="application/json">``.  :func:`figure_json`
+  escapes once more (idempotently) and checks, so safety does not depend on a
+  plotly implementation detail.
+- Labels are untrusted: Plotly interprets a subset of HTML in text (``<a>``,
+  ``<b>``, ``<br>``), so every label is entity-escaped first and shows
+  literally.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import plotly.io as pio
+from markupsafe import Markup
+
+from generator.pages.models import ChartSpec, ForestChart, LineChart
+
+__all__ = ["build_figure", "figure_json", "plot_text"]
+
+_FONT = {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13, "color": "#1f2328"}
+_GRID = "#d8dee4"
+_COLORS = ("#0969da", "#bc4c00", "#1a7f37", "#8250df", "#cf222e", "#4d5a66", "#bf8700", "#1b7c83")
+_MAX_LABEL = 48
+
+
+def plot_text(value: str, limit: int = _MAX_LABEL) -> str:
+    """Untrusted text made inert for Plotly's pseudo-HTML labels."""
+    value = " ".join(value.split())
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _axis(title: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "title": {"text": plot_text(title, 80)},
+        "gridcolor": _GRID,
+        "zerolinecolor": "#8c959f",
+        "automargin": True,
+        **extra,
+    }
+
+
+def _layout(spec_title: str, height: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "template": "none",
+        "title": {"text": plot_text(spec_title, 100), "x": 0, "xanchor": "left"},
+        "font": _FONT,
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 48, "b": 40},
+        "paper_bgcolor": "#ffffff",
+        "plot_bgcolor": "#ffffff",
+        "legend": {"orientation": "h", "y": -0.2},
+        "hoverlabel": {"align": "left"},
+        **extra,
+    }
+
+
+def _line_figure(spec: LineChart) -> go.Figure:
+    fig = go.Figure(layout=_layout(spec.title, 380))
+    for index, series in enumerate(spec.series):
+        fig.add_trace(
+            go.Scatter(
+                x=[str(x) for x in series.x],
+                y=list(series.y),
+                name=plot_text(series.name),
+                mode="lines+markers",
+                connectgaps=False,
+                line={"color": _COLORS[index % len(_COLORS)], "dash": series.dash},
+                hovertemplate="%{fullData.name}<br>k=%{x}: %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(_axis(spec.x_title, type="category"))
+    fig.update_yaxes(_axis(spec.y_title, range=list(spec.y_range) if spec.y_range else None))
+    return fig
+
+
+def _forest_figure(spec: ForestChart) -> go.Figure:
+    rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
+    categories = [plot_text(row.label) for row in rows]
+    height = 140 + 30 * max(len(rows), 1)
+    shapes: list[dict[str, Any]] = []
+    annotations: list[dict[str, Any]] = []
+    if spec.band is not None:
+        shapes.append(
+            {
+                "type": "rect", "xref": "x", "yref": "paper", "x0": spec.band.lower, "x1": spec.band.upper,
+                "y0": 0, "y1": 1, "fillcolor": "rgba(26,127,55,0.12)", "line": {"width": 0}, "layer": "below",
+            }
+        )
+        annotations.append(
+            {
+                "x": spec.band.upper, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
+                "xanchor": "right", "showarrow": False, "text": plot_text(spec.band.label, 60),
+                "font": {"size": 11, "color": "#1a7f37"},
+            }
+        )
+    for line in spec.lines:
+        shapes.append(
+            {
+                "type": "line", "xref": "x", "yref": "paper", "x0": line.x, "x1": line.x, "y0": 0, "y1": 1,
+                "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
+            }
+        )
+        annotations.append(
+            {
+                "x": line.x, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom", "showarrow": False,
+                "text": plot_text(line.label, 60), "font": {"size": 11, "color": "#cf222e"},
+            }
+        )
+    fig = go.Figure(layout=_layout(spec.title, height, shapes=shapes, annotations=annotations))
+    groups: list[str] = []
+    for row in rows:
+        if row.group not in groups:
+            groups.append(row.group)
+    for index, group in enumerate(groups):
+        members = [(row, cat) for row, cat in zip(rows, categories) if row.group == group]
+        xs = [row.estimate if row.estimate is not None else (row.lower + row.upper) / 2 for row, _ in members]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=[cat for _, cat in members],
+                name=plot_text(group),
+                mode="markers",
+                marker={
+                    "color": _COLORS[index % len(_COLORS)],
+                    "size": 9,
+                    "symbol": "diamond",
+                    # an interval without a point estimate shows its bar only
+                    "opacity": [1 if row.estimate is not None else 0 for row, _ in members],
+                },
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [row.upper - x for (row, _), x in zip(members, xs)],
+                    "arrayminus": [x - row.lower for (row, _), x in zip(members, xs)],
+                    "thickness": 2,
+                    "width": 6,
+                },
+                text=[plot_text(row.hover, 200) for row, _ in members],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    fig.update_xaxes(_axis(spec.x_title, range=list(spec.x_range) if spec.x_range else None))
+    fig.update_yaxes(
+        _axis("", type="category", autorange="reversed", categoryorder="array", categoryarray=categories)
+    )
+    return fig
+
+
+def build_figure(spec: ChartSpec) -> go.Figure:
+    if isinstance(spec, LineChart):
+        return _line_figure(spec)
+    if isinstance(spec, ForestChart):
+        return _forest_figure(spec)
+    raise TypeError(f"unknown chart spec {type(spec).__name__}")
+
+
+def _script_safe(text: str) -> str:
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def figure_json(spec: ChartSpec) -> Markup:
+    """Deterministic figure JSON that is safe inside ``<script type="application/json">``."""
+    fig = build_figure(spec)
+    raw = pio.to_json(fig, validate=True, pretty=False, remove_uids=True, engine="json")
+    safe = _script_safe(raw)
+    assert "</" not in safe and "<!--" not in safe
+    return Markup(safe)

@@ -1,0 +1,165 @@
+"""Fixture data and helpers for the site tests (and for issue 5's browser tests).
+
+- ``hostile``: the hand-written hostile comparison document (fixtures/hostile.py).
+- ``ledger_summary()``: the reference summary of the hostile ledger fixture.
+- ``FixtureCore``: a core that serves those documents instead of reading
+  experiments, so the site can be built without the comparison/ledger cores.
+- ``write_config()``: a site-config.yaml whose paths exist, in a temp folder.
+- ``typical_document()``: a clean, realistic document (10 repetitions per side).
+- ``build_hostile_site(out)``: the hostile site, built once, for other suites.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from generator.build import ComparisonData, LedgerData, build_site
+from generator.config import ComparisonConfig, LedgerConfig, load_config
+from generator.pages.models import InputDigest
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def _load_hostile():
+    spec = importlib.util.spec_from_file_location("evalsite_site_fixture_hostile", FIXTURES / "hostile.py")
+    module = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(module)
+    return module
+
+
+hostile = _load_hostile()
+
+
+def ledger_summary() -> dict[str, Any]:
+    return json.loads((FIXTURES / "ledger" / "summary.json").read_text(encoding="utf-8"))
+
+
+def _digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+class FixtureCore:
+    """Serves fixture documents; ``fail`` maps entry ids to exceptions to raise."""
+
+    def __init__(self, document=None, summary=None, instructions=None, fail=None):
+        self.document = document if document is not None else hostile.comparison_document()
+        self.summary = summary if summary is not None else ledger_summary()
+        self.instructions = instructions if instructions is not None else hostile.instructions()
+        self.fail = fail or {}
+        self.calls: list[str] = []
+
+    def compare(self, entry: ComparisonConfig) -> ComparisonData:
+        self.calls.append(entry.id)
+        if entry.id in self.fail:
+            raise self.fail[entry.id]
+        doc = copy.deepcopy(self.document)
+        inputs = (
+            InputDigest("comparison document", "data.json", _digest(json.dumps(doc, sort_keys=True)), "fixture"),
+            InputDigest("candidate experiment", entry.candidate.experiment.name, _digest("c" + hostile.XSS[0])),
+        )
+        return ComparisonData(doc, hostile.markdown_report(), self.instructions, inputs)
+
+    def ledger(self, entry: LedgerConfig) -> LedgerData:
+        self.calls.append(entry.id)
+        if entry.id in self.fail:
+            raise self.fail[entry.id]
+        inputs = (InputDigest("campaign file", entry.campaign.name, _digest("campaign")),)
+        return LedgerData(copy.deepcopy(self.summary), inputs)
+
+
+def write_config(root: Path, *, extra: str = "", comparisons: int = 1, ledgers: int = 1, title: str | None = None) -> Path:
+    """A valid site-config.yaml in *root* with real folders and files for every path."""
+    (root / "exp" / "native").mkdir(parents=True, exist_ok=True)
+    (root / "exp" / "beta").mkdir(parents=True, exist_ok=True)
+    (root / "tasks").mkdir(exist_ok=True)
+    (root / "ledger").mkdir(exist_ok=True)
+    shutil.copy(FIXTURES / "ledger" / "campaign.json", root / "ledger" / "campaign.json")
+    shutil.copy(FIXTURES / "ledger" / "receipts.jsonl", root / "ledger" / "receipts.jsonl")
+    title = title or "Site " + hostile.XSS[1]
+    lines = [f"title: {json.dumps(title)}", "output: _site"]
+    if comparisons:
+        lines.append("comparisons:")
+        for i in range(comparisons):
+            lines += [
+                f"  - id: cmp-{i}",
+                f"    title: {json.dumps('Comparison ' + str(i) + ' ' + hostile.XSS[0])}",
+                "    candidate: {experiment: exp/native, treatment: COMET_NATIVE_PHASE1}",
+                "    baseline: {experiment: exp/beta, treatment: COMET_FULL_040_BETA}",
+                "    tasks: tasks",
+                "    ks: [1, 2, 3]",
+            ]
+    if ledgers:
+        lines.append("ledgers:")
+        for i in range(ledgers):
+            lines += [
+                f"  - id: ledger-{i}",
+                f"    title: {json.dumps('Ledger ' + str(i) + ' ' + hostile.XSS[2])}",
+                "    campaign: ledger/campaign.json",
+                "    ledger: ledger/receipts.jsonl",
+            ]
+    path = root / "site-config.yaml"
+    path.write_text("\n".join(lines) + "\n" + extra, encoding="utf-8")
+    return path
+
+
+def typical_document(tasks: int = 20, reps: int = 10) -> dict[str, Any]:
+    """A clean document shaped like a real comparison: every run paired, full telemetry."""
+    doc = hostile.comparison_document()
+    names = [f"task-{i:03d}-{'x' * 24}" for i in range(tasks)]
+    pairs, runs, outcomes, audit = [], [], [], []
+    for t, task in enumerate(names):
+        for rep in range(1, reps + 1):
+            c, b = (t + rep) % 3 != 0, (t * rep) % 4 != 0
+            pairs.append({"task": task, "rep": rep, "case_hash": _digest(task), "candidate_passed": c, "baseline_passed": b})
+            for side, passed in (("candidate", c), ("baseline", b)):
+                runs.append(
+                    {
+                        "side": side, "task": task, "rep": rep,
+                        "file": f"{task}-COMET_X-r{rep}_rep{rep}_report.json",
+                        "passed": passed,
+                        "checks_failed": [] if passed else ["test_feature_works", "test_cli_flag_documented"],
+                        "quality": {"status": "ok", "reason_code": None, "include_in_analysis": True},
+                        "manifest": {"valid": True, "source": "report-bound-v2", "case_hash": _digest(task), "core_hash": _digest("core" + task)},
+                        "paired": True, "artifact": "verified",
+                        "telemetry": hostile._telemetry(task, rep, side),
+                    }
+                )
+        outcomes.append({"task": task, "reps": list(range(1, reps + 1)), "candidate_passes": reps - 3, "baseline_passes": reps - 2, "pairs": reps})
+        manifest = {key: _digest(key + task) for key in (
+            "case_hash", "core_hash", "task_hash", "instruction_hash", "validator_hash", "environment_hash",
+            "data_hash", "prompt_hash", "runner_hash", "controller_hash", "execution_hash")}
+        manifest.update({"source": "report-bound-v2", "schema": "comet.case-manifest.v2"})
+        audit.append({"task": task, "candidate": manifest, "baseline": dict(manifest)})
+    doc.update(
+        {
+            "tasks": names, "pairs": pairs, "runs": runs, "task_outcomes": outcomes, "manifest_audit": audit,
+            "issues": [], "issue_counts": {}, "skipped_reports": [], "expected_keys": tasks * reps,
+        }
+    )
+    doc["candidate"]["treatment"] = "COMET_NATIVE_PHASE1"
+    doc["baseline"]["treatment"] = "COMET_FULL_040_BETA"
+    return doc
+
+
+def typical_instruction() -> str:
+    para = (
+        "Add a `--sentences` flag to `wordcount-cli`. It prints the number of sentences in the input, "
+        "where a sentence ends with `.`, `!` or `?` followed by whitespace or the end of the input. "
+    )
+    return "# Count sentences\n\n" + "\n\n".join(para * 3 for _ in range(8)) + "\n\n- [ ] tests pass\n- [ ] docs updated\n"
+
+
+def build_hostile_site(out: Path, root: Path | None = None) -> Path:
+    """Build the hostile fixture site into *out* (config and inputs under *root*)."""
+    root = root or out.parent / (out.name + "-inputs")
+    root.mkdir(parents=True, exist_ok=True)
+    config = load_config(write_config(root))
+    build_site(config, out, core=FixtureCore())
+    return out
