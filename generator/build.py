@@ -63,7 +63,6 @@ __all__ = [
     "tree_digest",
 ]
 
-INSTRUCTION_CAP = 256 * 1024
 _DATA_ERRORS = (EvalsiteError, ValueError, OSError)
 
 
@@ -149,39 +148,12 @@ def _text_digest(text: str) -> str:
 # --------------------------------------------------------------------------- the default core
 
 
-def _read_instruction_fallback(tasks_dir: Path, task: str) -> str | None:
-    """Safe stand-in until ``generator.read.tasks.read_instruction`` exists.
-
-    The task name is untrusted: one plain path segment only, no symlinks on
-    the way, size-capped, UTF-8 (undecodable bytes replaced).
-    """
-    if not task or task in (".", "..") or any(c in task for c in "/\\\0"):
-        return None
-    folder = tasks_dir / task
-    target = folder / "instruction.md"
-    try:
-        if folder.is_symlink() or target.is_symlink() or not target.is_file():
-            return None
-        with open(target, "rb") as handle:
-            data = handle.read(INSTRUCTION_CAP + 1)
-    except OSError:
-        return None
-    text = data[:INSTRUCTION_CAP].decode("utf-8", "replace")
-    if len(data) > INSTRUCTION_CAP:
-        text += f"\n\n*(instruction truncated at {INSTRUCTION_CAP:,} bytes)*\n"
-    return text
-
-
 class DefaultCore:
     """Runs the project's comparison and ledger cores for one config entry each."""
 
     def compare(self, entry: ComparisonConfig) -> ComparisonData:
         from generator.compare import ComparisonInputs, run_comparison
-
-        try:
-            from generator.read.tasks import read_instruction
-        except ImportError:  # the tasks reader has not landed yet
-            read_instruction = _read_instruction_fallback
+        from generator.read.tasks import read_instruction
 
         result = run_comparison(
             ComparisonInputs(

@@ -305,8 +305,8 @@ def test_an_unsound_ledger_becomes_an_error_page_listing_every_problem(tmp_path)
     assert str(tmp_path) not in page
 
 
-def test_fallback_instruction_reader_never_leaves_the_tasks_folder(tmp_path):
-    from generator.build import _read_instruction_fallback
+def test_instruction_reader_never_leaves_the_tasks_folder(tmp_path):
+    from generator.read.tasks import read_instruction as _read_instruction_fallback
 
     tasks = tmp_path / "tasks"
     (tasks / "ok").mkdir(parents=True)
