@@ -1,30 +1,40 @@
 # evalsite: two commands on a fresh machine.
 #   make site   build the bundled example site into _site/
-#   make test   run the whole test suite
+#   make test   run the whole test suite (unit, site, browser)
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUNTIME := $(VENV)/.installed-runtime
+TESTING := $(VENV)/.installed-test
 
-site: $(STAMP)
+site: $(RUNTIME)
 	$(BIN)/evalsite build --config site-config.yaml
 
-test: $(STAMP)
+test: $(TESTING)
 	$(BIN)/python -m pytest
 
-bench: $(STAMP)
+bench: $(RUNTIME)
 	$(BIN)/python bench/bench_compare.py
 	$(BIN)/python bench/bench_ledger.py
+	$(BIN)/python bench/bench_site.py
 
-examples: $(STAMP)
+examples: $(RUNTIME)
 	$(BIN)/python scripts/make_examples.py
+	$(BIN)/python scripts/make_example_ledger.py
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PY) -m venv $(VENV)
+
+# The runtime alone is enough to build a site; tests add pytest, hypothesis and Playwright.
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(TESTING): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[test,browser]'
-	touch $(STAMP)
+	touch $(RUNTIME) $@
 
 clean:
-	rm -rf _site $(VENV)
+	rm -rf _site $(VENV) test-artifacts
 
 .PHONY: site test bench examples clean
