@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,7 +29,6 @@ from generator.errors import EvalsiteError
 from generator.read.experiment import Artifact, Experiment, RunRecord, load_experiment, read_run_telemetry
 from generator.read.manifest import CaseManifest, fallback_manifest
 
-SCHEMA = "evalsite.comparison.v1"
 SIDES = ("candidate", "baseline")
 
 

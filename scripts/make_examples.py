@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.read.manifest import CORE_PARTS, SCHEMA_V2, canonical_hash, fallback_manifest, sha256_text  # noqa: E402
+from generator.read.manifest import SCHEMA_V2, canonical_hash, fallback_manifest, sha256_text  # noqa: E402
 from generator.read.matrix import matrix_payload  # noqa: E402
 
 EXAMPLES = ROOT / "examples"

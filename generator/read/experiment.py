@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from generator.errors import EvalsiteError
-from generator.read.manifest import CaseManifest, fallback_manifest, raw_manifest_of, verify_embedded
+from generator.read.manifest import CaseManifest, raw_manifest_of, verify_embedded
 from generator.read.matrix import MatrixLoad, load_matrix
 from generator.read.quality import Quality, sample_quality
 from generator.read.safe_io import Refusal, is_real_directory, read_contained
