@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Benchmark-ledger timings: append latency against ledger size, and summarize at 100,000 receipts.
+
+Usage::
+
+    python bench/bench_ledger.py [--large 100000] [--small 100] [--appends 41] [--cli-appends 21]
+                                 [--reference PATH | --no-reference] [--keep DIR]
+
+All numbers come from this one run and are printed as ratios; nothing here is
+a pass/fail test.  Both ledgers share one campaign (1,000 cases), so only the
+ledger's size differs.  Each timed append adds a new receipt to a ledger whose
+lookup cache is already built (the one-off build is reported separately);
+every append takes the lock, checks duplicates and reruns, writes, and fsyncs.
+Appends alternate between the two ledgers, so that load from other processes
+on the machine affects both sizes alike.
+
+When the upstream reference tool is available (default: ../shared/reference/
+ledger_reference.py next to the repository), it is timed on smaller ledgers
+for comparison: its append re-reads the whole ledger, and its summarize
+overflows past ~1,030 binomial trials, so it cannot run at these sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from generator.analyze.ledger_checks import require_sound  # noqa: E402
+from generator.analyze.ledger_schema import canonical_text, parse_campaign  # noqa: E402
+from generator.analyze.ledger_summary import build_summary  # noqa: E402
+from generator.analyze.ledger_synth import arm, make_campaign, make_receipt  # noqa: E402
+from generator.read.ledger import read_ledger  # noqa: E402
+from generator.write.ledger import append_receipt  # noqa: E402
+
+DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "ledger_reference.py"
+
+
+def grid(campaign, arms, limit, repeats):
+    """The first ``limit`` receipts of an arm x case x repeat grid."""
+    out = []
+    gc.disable()
+    try:
+        for arm_id in arms:
+            for case in campaign.manifest["cases"]:
+                count = 3 if case["kind"] == "kill_path" else repeats
+                for repeat in range(1, count + 1):
+                    out.append(make_receipt(campaign, arm_id, case["caseId"], repeat))
+                    if len(out) == limit:
+                        return out
+    finally:
+        gc.enable()
+    return out
+
+
+def write_ledger(path: Path, receipts) -> None:
+    with open(path, "wb") as handle:
+        for item in receipts:
+            handle.write((canonical_text(item) + "\n").encode("utf-8"))
+
+
+def fresh_receipts(campaign, count, start):
+    quality = [c["caseId"] for c in campaign.manifest["cases"] if c["kind"] != "kill_path"]
+    return [make_receipt(campaign, "candidate", quality[i % len(quality)], start + i) for i in range(count)]
+
+
+def time_api_appends(ledger: Path, campaign, receipts) -> list[float]:
+    times = []
+    for item in receipts:
+        began = time.perf_counter()
+        result = append_receipt(ledger, campaign, item)
+        times.append(time.perf_counter() - began)
+        assert result.appended
+    return times
+
+
+def time_cli_appends(ledger: Path, campaign_path: Path, receipts, command) -> list[float]:
+    times = []
+    for item in receipts:
+        data = json.dumps(item).encode("utf-8")
+        began = time.perf_counter()
+        proc = subprocess.run([*command, "append", "--campaign", str(campaign_path), "--ledger", str(ledger)],
+                              input=data, capture_output=True, check=False)
+        times.append(time.perf_counter() - began)
+        if proc.returncode != 0:
+            raise SystemExit(f"append failed: {proc.stderr.decode()}")
+    return times
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:.2f} ms"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--large", type=int, default=100_000)
+    parser.add_argument("--small", type=int, default=100)
+    parser.add_argument("--appends", type=int, default=41, help="timed in-process appends per ledger size")
+    parser.add_argument("--cli-appends", type=int, default=21, help="timed CLI appends per ledger size")
+    parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
+    parser.add_argument("--no-reference", action="store_true")
+    parser.add_argument("--keep", type=Path, help="build the ledgers here and keep them")
+    args = parser.parse_args()
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-ledger-"))
+    work.mkdir(parents=True, exist_ok=True)
+    try:
+        raw = make_campaign(campaign_id="bench-ledger", defect_cases=600, clean_cases=396,
+                            candidates=[arm("candidate")], thresholds={"qualityRepetitions": 10})
+        campaign = parse_campaign(raw)
+        campaign_path = work / "campaign.json"
+        campaign_path.write_text(json.dumps(raw), encoding="utf-8")
+        repeats = -(-args.large // (2 * 996)) + 1
+        print(f"building ledgers of {args.small} and {args.large} receipts (campaign of 1,000 cases) ...", flush=True)
+        began = time.perf_counter()
+        everything = grid(campaign, ["codex-baseline", "candidate"], args.large, repeats)
+        print(f"  generated {len(everything)} receipts in {time.perf_counter() - began:.1f} s", flush=True)
+        ledgers = {}
+        for size in (args.small, args.large):
+            path = work / f"ledger-{size}.jsonl"
+            write_ledger(path, everything[:size])
+            ledgers[size] = path
+        del everything
+
+        builds: dict[int, float] = {}
+        api: dict[int, list[float]] = {args.small: [], args.large: []}
+        cli: dict[int, list[float]] = {args.small: [], args.large: []}
+        command = [sys.executable, "-m", "generator", "ledger"]
+        extra = {
+            size: fresh_receipts(campaign, 1 + args.appends + args.cli_appends, 1000 + n * 500)
+            for n, size in enumerate((args.small, args.large))
+        }
+        for size in (args.small, args.large):
+            began = time.perf_counter()
+            append_receipt(ledgers[size], campaign, extra[size][0])  # builds the lookup cache once
+            builds[size] = time.perf_counter() - began
+        # Alternate between the two ledgers so that load from other processes hits both alike.
+        for i in range(args.appends):
+            for size in (args.small, args.large):
+                api[size] += time_api_appends(ledgers[size], campaign, [extra[size][1 + i]])
+        for i in range(args.cli_appends):
+            for size in (args.small, args.large):
+                receipt = extra[size][1 + args.appends + i]
+                cli[size] += time_cli_appends(ledgers[size], campaign_path, [receipt], command)
+        api_median = {size: statistics.median(values) for size, values in api.items()}
+        cli_median = {size: statistics.median(values) for size, values in cli.items()}
+
+        print()
+        print("evalsite ledger benchmark (one run)")
+        small, large = args.small, args.large
+        print(f"append, in-process API (median of {args.appends}): {ms(api_median[small])} at {small} receipts, "
+              f"{ms(api_median[large])} at {large} -> ratio {api_median[large] / api_median[small]:.2f}")
+        print(f"append, one CLI process each (median of {args.cli_appends}): {ms(cli_median[small])} at {small}, "
+              f"{ms(cli_median[large])} at {large} -> ratio {cli_median[large] / cli_median[small]:.2f}")
+        print(f"one-off lookup-cache build on first append: {builds[args.small]:.2f} s at {args.small}, "
+              f"{builds[args.large]:.2f} s at {args.large}")
+
+        big = ledgers[args.large]
+        began = time.perf_counter()
+        ledger = read_ledger(big, campaign)
+        require_sound(ledger.problems)
+        summary = build_summary(campaign, ledger.receipts, ledger_digest=ledger.check.ledger_digest)
+        api_summary = time.perf_counter() - began
+        began = time.perf_counter()
+        proc = subprocess.run([*command, "summarize", "--campaign", str(campaign_path), "--ledger", str(big),
+                               "--out", str(work / "summary.json")], capture_output=True, check=False)
+        cli_summary = time.perf_counter() - began
+        if proc.returncode != 0:
+            raise SystemExit(proc.stderr.decode())
+        print(f"summarize at {summary['receiptCount']:,} receipts: {api_summary:.2f} s in-process, "
+              f"{cli_summary:.2f} s as a CLI process")
+
+        if not args.no_reference and args.reference.is_file():
+            compare_reference(args.reference, work, command)
+        elif not args.no_reference:
+            print("reference tool not found; skipped the comparison")
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+def compare_reference(script: Path, work: Path, command) -> None:
+    """Upstream on ledgers it can handle: appends at 100 and 1,000 receipts, summarize at ~600."""
+    raw = make_campaign(campaign_id="bench-ledger-reference", defect_cases=16, clean_cases=12,
+                        candidates=[arm("candidate")])
+    campaign = parse_campaign(raw)
+    campaign_path = work / "reference-campaign.json"
+    campaign_path.write_text(json.dumps(raw), encoding="utf-8")
+    everything = grid(campaign, ["codex-baseline", "candidate"], 10**9, 20)
+    reference_cmd = [sys.executable, str(script)]
+    appends = {}
+    for size in (100, 1000):
+        path = work / f"reference-{size}.jsonl"
+        write_ledger(path, everything[:size])
+        extra = fresh_receipts(campaign, 5, 300 + size)
+        appends[size] = statistics.median(time_cli_appends(path, campaign_path, extra, reference_cmd))
+    sized = work / "reference-summary.jsonl"
+    write_ledger(sized, everything[:600])
+    timings = {}
+    for name, cmd in (("reference", reference_cmd), ("evalsite", command)):
+        began = time.perf_counter()
+        proc = subprocess.run([*cmd, "summarize", "--campaign", str(campaign_path), "--ledger", str(sized)],
+                              capture_output=True, check=False)
+        timings[name] = time.perf_counter() - began
+        if proc.returncode != 0:
+            raise SystemExit(f"{name} summarize failed: {proc.stderr.decode()}")
+    print(f"reference, append as a CLI process (median of 5): {ms(appends[100])} at 100 receipts, "
+          f"{ms(appends[1000])} at 1000 -> ratio {appends[1000] / appends[100]:.2f}")
+    print(f"summarize at 600 receipts as a CLI process: reference {timings['reference']:.2f} s, "
+          f"evalsite {timings['evalsite']:.2f} s")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
