@@ -93,7 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["ledger"]:  # the ledger tool parses its own sub-commands and options
+            return _run_ledger(argparse.Namespace(ledger_args=argv[1:]))
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)

@@ -24,3 +24,8 @@ def test_python_dash_m_generator_runs():
     )
     assert proc.returncode == 0
     assert proc.stdout.startswith("evalsite ")
+
+
+def test_ledger_help_reaches_the_ledger_tool(capsys):
+    assert main(["ledger", "--help"]) == 0
+    assert "summarize" in capsys.readouterr().out
