@@ -378,9 +378,12 @@ def _ledger_bundles(
 ) -> tuple[Headline, list[PageBundle]]:
     try:
         data = core.ledger(entry)
-        source = LedgerSource(
-            entry.id, entry.title, data.summary, data.inputs, data.notices, data.extended, data.statistics
-        )
+        statistics = data.statistics
+        if statistics.empty and data.extended:
+            from generator.pages.statistics import ledger_statistics
+
+            statistics = ledger_statistics(data.extended)
+        source = LedgerSource(entry.id, entry.title, data.summary, data.inputs, data.notices, data.extended, statistics)
         bundles = build_ledger_pages(source, site)
         return ledger_headline(entry.id, entry.title, data.summary), bundles
     except _DATA_ERRORS as error:

@@ -38,6 +38,7 @@ from collections import Counter, defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
 from generator.analyze.binomial import PAIRED_METHOD, clopper_pearson, paired_difference
+from generator.analyze.stats import annotate_ledger_gate, as_json, gate_feasibility, rate_gate_feasibility
 from generator.analyze.ledger_checks import LedgerEntry, check_entries, require_sound
 from generator.analyze.ledger_schema import (
     KILL_MODES,
@@ -658,93 +659,75 @@ def _arm_extras(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: C
     }
 
 
-def _smallest_n(passes, start: int = 1, limit: int = 10_000_000) -> int | None:
-    """Smallest n >= start with passes(n), by doubling then bisection (passes is monotone)."""
-    if passes(start):
-        return start
-    low, high = start, start * 2
-    while not passes(high):
-        low, high = high, high * 2
-        if high > limit:
-            return None
-    while high - low > 1:
-        middle = (low + high) // 2
-        if passes(middle):
-            high = middle
-        else:
-            low = middle
-    return high
-
-
 def _feasibility(metrics: Mapping[str, Any], paired: Mapping[str, Any], thresholds: Mapping[str, Any]) -> dict:
     """How close each statistical bar can get with the evidence collected, even if every outcome were perfect."""
     attempts = metrics["validity"]["total"]
-    bar = thresholds["validityLower"]
-
-    def validity_ok(n: int) -> bool:
-        return clopper_pearson(n, n).lower >= bar  # type: ignore[operator]
-
-    def q_high(n: int) -> float:
-        return clopper_pearson(0, n, 0.975, "one").upper  # type: ignore[return-value]
-
-    recall_pairs = paired["recallDifference"]["pairs"]
-    fp_pairs = paired["falsePositiveDifference"]["pairs"]
-    delta, epsilon = thresholds["recallDelta"], thresholds["fprEpsilon"]
-    return {
+    validity = rate_gate_feasibility(attempts, thresholds["validityLower"]) if attempts else None
+    out: dict[str, Any] = {
         "validity": {
             "attempts": attempts,
-            "bestPossibleLower": clopper_pearson(attempts, attempts).lower,
+            "bestPossibleLower": validity.best_lower_bound if validity else None,
+            "bar": thresholds["validityLower"],
+            "attemptsNeededIfAllValid": (
+                validity.min_attempts if validity else rate_gate_feasibility(1, thresholds["validityLower"]).min_attempts
+            ),
+        }
+    }
+    for key, field, kind, margin, bound, bar in (
+        ("recall", "recallDifference", "non_inferiority", thresholds["recallDelta"], "bestPossibleLower", -thresholds["recallDelta"]),
+        ("falsePositive", "falsePositiveDifference", "upper_margin", thresholds["fprEpsilon"], "bestPossibleUpper", thresholds["fprEpsilon"]),
+    ):
+        pairs = paired[field]["pairs"]
+        usable = margin > 0
+        gate = gate_feasibility(max(pairs, 1), kind, margin) if usable else None  # type: ignore[arg-type]
+        out[key] = {
+            "pairs": pairs,
+            bound: (gate.bound_if_arms_agree if gate and pairs else None),
             "bar": bar,
-            "attemptsNeededIfAllValid": _smallest_n(validity_ok),
-        },
-        "recall": {
-            "pairs": recall_pairs,
-            "bestPossibleLower": -q_high(recall_pairs) if recall_pairs else None,
-            "bar": -delta,
-            "pairsNeededIfNoDiscordance": _smallest_n(lambda n: -q_high(n) > -delta) if delta > 0 else None,
-        },
-        "falsePositive": {
-            "pairs": fp_pairs,
-            "bestPossibleUpper": q_high(fp_pairs) if fp_pairs else None,
-            "bar": epsilon,
-            "pairsNeededIfNoDiscordance": _smallest_n(lambda n: q_high(n) <= epsilon) if epsilon > 0 else None,
-        },
-    }
-
-
-def _clustered_difference(
-    candidate: Sequence[Receipt], baseline: Sequence[Receipt], kind: str
-) -> dict[str, Any]:
-    """Mean over cases of the per-case paired difference, with a one-sided 95% t bound each way."""
-    mine, theirs = _keyed(candidate), _keyed(baseline)
-    per_case: dict[str, list[float]] = defaultdict(list)
-    for key in mine.keys() & theirs.keys():
-        cand, base = mine[key], theirs[key]
-        if cand["caseKind"] != kind or not (cand["normalizerRan"] and base["normalizerRan"]):
-            continue
-        if kind == "defect":
-            found_c, found_b = set(cand["detectedDefects"]), set(base["detectedDefects"])
-            for defect in cand["expectedDefects"]:
-                per_case[key[0]].append(float(defect in found_c) - float(defect in found_b))
-        else:
-            per_case[key[0]].append(float(cand["blockingFindingCount"] > 0) - float(base["blockingFindingCount"] > 0))
-    means = [sum(values) / len(values) for _, values in sorted(per_case.items())]
-    out: dict[str, Any] = {
-        "cases": len(means),
-        "meanDifference": sum(means) / len(means) if means else None,
-        "lower": None,
-        "upper": None,
-        "confidence": 0.95,
-        "method": "case_cluster_t_one_sided",
-    }
-    if len(means) >= 2:
-        from scipy.special import stdtrit
-
-        centre = out["meanDifference"]
-        spread = statistics.stdev(means) / math.sqrt(len(means))
-        margin = float(stdtrit(len(means) - 1, 0.95)) * spread
-        out["lower"], out["upper"] = centre - margin, centre + margin
+            "pairsNeededIfNoDiscordance": gate.min_pairs_if_arms_agree if gate else None,
+        }
     return out
+
+
+def _outcomes_by_case(
+    candidate: Sequence[Receipt], baseline: Sequence[Receipt]
+) -> tuple[dict[str, list[tuple[bool, bool]]], dict[str, list[tuple[bool, bool]]]]:
+    """(candidate, baseline) outcome pairs per case, exactly as the summary pairs them.
+
+    Recall pairs are "detected" per expected defect of a defect case; false
+    positive pairs are "had a blocking finding" per clean attempt.
+    """
+    mine, theirs = _keyed(candidate), _keyed(baseline)
+    recall: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    false_positive: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
+    for key in sorted(mine.keys() & theirs.keys()):
+        cand, base = mine[key], theirs[key]
+        if cand["caseKind"] == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
+            continue
+        if cand["caseKind"] == "defect":
+            found_b = set(base["detectedDefects"])
+            for flag, defect in zip(_recall_flags(cand), cand["expectedDefects"]):
+                recall[key[0]].append((flag, defect in found_b))
+        else:
+            false_positive[key[0]].append((cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0))
+    return recall, false_positive
+
+
+def _gate_statistics(
+    candidate: Sequence[Receipt], baseline: Sequence[Receipt], row: Mapping[str, Any], thresholds: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Tango, exact McNemar, design effect by case and a diagnosis for the two paired gates."""
+    recall, false_positive = _outcomes_by_case(candidate, baseline)
+    gates = {}
+    for condition, pairs, kind, margin in (
+        ("recallNonInferior", recall, "non_inferiority", thresholds["recallDelta"]),
+        ("falsePositiveMargin", false_positive, "upper_margin", thresholds["fprEpsilon"]),
+    ):
+        if margin <= 0:
+            continue
+        annotation = annotate_ledger_gate(pairs, kind=kind, margin=margin, passed=bool(row["conditions"][condition]))
+        gates[condition] = as_json(annotation)
+    return gates
 
 
 def _transport_hygiene(campaign: Campaign) -> dict[str, Any]:
@@ -799,8 +782,7 @@ def extended_summary(
                 "eligible_for_human_admission" if silent_ok and all(other_conditions.values()) else "not_admitted"
             ),
             "failedConditions": [key for key in CONDITION_ORDER if not row["conditions"].get(key, False)],
-            "caseClusteredRecallDifference": _clustered_difference(items, base, "defect"),
-            "caseClusteredFalsePositiveDifference": _clustered_difference(items, base, "clean"),
+            "gates": _gate_statistics(items, base, row, parsed.thresholds),
         }
     return {
         "schema": EXTENDED_SCHEMA,

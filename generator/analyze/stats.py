@@ -21,6 +21,7 @@ Ledgers (per-case lists of (candidate, baseline) outcome pairs):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import statistics
 from collections.abc import Mapping, Sequence
@@ -74,6 +75,7 @@ from generator.analyze.power import (
 from generator.analyze.verdict import GateDiagnosis, Verdict, diagnose_gate, experiment_verdict
 
 __all__ = [
+    "as_json",
     "ClusteredDifference",
     "DesignEffect",
     "ExperimentComparison",
@@ -122,6 +124,19 @@ __all__ = [
     "tasks_needed",
     "win_loss_tie",
 ]
+
+def as_json(value: object) -> object:
+    """A result as plain JSON values: dataclasses become dicts, tuples lists, NaN/inf null."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {str(key): as_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [as_json(item) for item in value]
+    return value
+
 
 #: Below this many eligible tasks the t interval is flagged as approximate.
 FEW_TASKS = 30

@@ -868,35 +868,6 @@ class _Builder:
                     sortable=False,
                 )
             )
-        clustered = [
-            (label, candidate.get(key))
-            for key, label in (
-                ("caseClusteredRecallDifference", "Recall difference"),
-                ("caseClusteredFalsePositiveDifference", "False-positive difference"),
-            )
-            if isinstance(candidate.get(key), Mapping)
-        ]
-        if clustered:
-            tables.append(
-                Table(
-                    id="clustered-table",
-                    caption="Sensitivity: paired differences clustered by case (mean of per-case differences)",
-                    columns=(Column("Difference"), Column("Cases", True), Column("Mean", True), Column("Interval"), Column("Method")),
-                    rows=tuple(
-                        Row(
-                            (
-                                Cell(label),
-                                fmt.num_cell(d.get("cases")),
-                                fmt.num_cell(d.get("meanDifference"), _num(d.get("meanDifference"), signed=True)),
-                                Cell(fmt.interval(d.get("lower"), d.get("upper")), fmt.sort_key(d.get("lower"))),
-                                Cell(str(d.get("method", "")), None, None, "mono"),
-                            )
-                        )
-                        for label, d in clustered
-                    ),
-                    sortable=False,
-                )
-            )
         return tuple(tables)
 
     # ------------------------------------------------------------------ pages

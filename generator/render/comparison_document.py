@@ -7,11 +7,10 @@ a local path.
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from generator.analyze.stats import as_json
 from generator.read.telemetry import EFFICIENCY_FIELDS, EXTRA_FIELDS
 
 if TYPE_CHECKING:
@@ -120,17 +119,6 @@ def _limitations(result: ComparisonResult) -> dict[str, Any]:
     }
 
 
-def json_safe(value: Any) -> Any:
-    """Plain JSON values: tuples become lists, non-finite floats become null."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(key): json_safe(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(item) for item in value]
-    return value
-
-
 def comparison_document(result: ComparisonResult) -> dict[str, Any]:
     """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None)."""
     alignment = result.alignment
@@ -171,7 +159,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         "duration": {side: result.duration[side].to_json() for side in SIDES},
         "efficiency": {name: table.to_json() for name, table in result.efficiency.items()},
         "limitations": _limitations(result),
-        "statistics": json_safe(dataclasses.asdict(result.statistics)),
+        "statistics": as_json(result.statistics),
         "manifest_audit": _manifest_audit(result),
         "task_outcomes": _task_outcomes(result),
         "runs": _runs(result),

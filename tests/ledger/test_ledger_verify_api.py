@@ -156,7 +156,15 @@ def test_extended_summary_is_separate_and_explains_the_live_shape(tmp_path):
     cases = extra["arms"]["candidate"]["cases"]
     assert len(cases) == len(campaign.manifest["cases"])
     assert cases[0]["recall"]["interval95"]["method"] == "clopper_pearson"
-    assert extra["candidates"]["candidate"]["caseClusteredRecallDifference"]["cases"] == 14
+    gates = extra["candidates"]["candidate"]["gates"]
+    assert gates["recallNonInferior"]["cases"] == 14
+    fp_gate = gates["falsePositiveMargin"]
+    assert (fp_gate["pairs"], fp_gate["cases"], fp_gate["wins"], fp_gate["losses"]) == (70, 7, 0, 0)
+    # Seven clean cases x ten repeats, no false positives on either side: the gate still fails,
+    # because 70 pairs cannot certify a 5-point margin. The diagnosis says so instead of "worse".
+    assert fp_gate["diagnosis"]["reason"] == "cannot pass at this sample size"
+    assert fp_gate["diagnosis"]["passed"] is False
+    assert fp_gate["mcnemar"]["p_value"] == 1.0
     assert extended_summary(campaign, receipts) == extra
 
 

@@ -290,7 +290,6 @@ def test_report_and_data_files_match_their_digests(hostile_site):
 
 
 def test_an_unsound_ledger_becomes_an_error_page_listing_every_problem(tmp_path):
-    pytest.importorskip("generator.analyze.ledger_summary")
     from generator.build import DefaultCore
 
     path = write_config(tmp_path, comparisons=0)

@@ -99,13 +99,8 @@ def test_config_errors_stop_before_anything_is_written(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
-def test_repository_site_config_is_valid_when_the_examples_exist():
-    config_path = REPO / "site-config.yaml"
-    missing = [p for p in ("examples/experiments/native", "examples/experiments/beta", "examples/tasks",
-                           "examples/ledger/campaign.json", "examples/ledger/receipts.jsonl") if not (REPO / p).exists()]
-    if missing:
-        pytest.skip(f"bundled examples not generated yet: {', '.join(missing)}")
-    config = load_config(config_path)
+def test_repository_site_config_is_valid():
+    config = load_config(REPO / "site-config.yaml")
     assert config.comparisons[0].candidate.treatment == "COMET_NATIVE_PHASE1"
     assert config.comparisons[0].baseline.treatment == "COMET_FULL_040_BETA"
     assert config.output == (REPO / "_site").resolve()

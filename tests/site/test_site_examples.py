@@ -14,22 +14,11 @@ from generator.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-FIXTURE_LEDGER = Path(__file__).resolve().parent / "fixtures" / "ledger"
-
-
-def _have(*modules: str) -> bool:
-    import importlib.util
-
-    return all(importlib.util.find_spec(m) is not None for m in modules)
 
 
 @pytest.fixture(scope="module")
 def example_site(tmp_path_factory):
-    if not (EXAMPLES / "experiments" / "native").is_dir() or not _have("generator.compare"):
-        pytest.skip("the comparison core or the bundled example experiments are not there yet")
-    if not _have("generator.read.ledger", "generator.analyze.ledger_summary"):
-        pytest.skip("the ledger core is not there yet")
-    ledger = EXAMPLES / "ledger" if (EXAMPLES / "ledger" / "receipts.jsonl").is_file() else FIXTURE_LEDGER
+    ledger = EXAMPLES / "ledger"
     root = tmp_path_factory.mktemp("example-config")
     config_text = (REPO / "site-config.yaml").read_text()
     config_text = config_text.replace(" examples/", f" {EXAMPLES.as_posix()}/")
@@ -83,3 +72,7 @@ def test_example_ledger_shows_the_extended_analysis(example_site):
     arms = [p.read_text() for p in (out / "ledgers" / "slice-g" / "arms").glob("*/index.html")]
     assert all('id="extended"' in a and 'id="case-rates-table"' in a for a in arms)
     assert any('id="feasibility-table"' in a for a in arms)
+    # Issue 6 beside the gate: Tango, exact McNemar, design effect and a reason per paired gate.
+    assert 'id="ledger-gate-statistics-table"' in ledger
+    assert "Failed because the candidate is worse" in ledger
+    assert "each bound is a &gt;=95% one-sided bound" in ledger

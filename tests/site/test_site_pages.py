@@ -231,7 +231,6 @@ def test_summary_of_another_schema_is_refused():
 
 
 def test_statistics_slot_is_filled_from_the_stats_module():
-    pytest.importorskip("generator.analyze.stats")
     from generator.pages.statistics import comparison_statistics
 
     section = comparison_statistics(hostile.comparison_document())
@@ -246,7 +245,6 @@ def test_statistics_slot_is_filled_from_the_stats_module():
 
 
 def test_statistics_slot_without_pairs_says_so():
-    pytest.importorskip("generator.analyze.stats")
     from generator.pages.statistics import comparison_statistics
 
     doc = hostile.comparison_document()
