@@ -108,27 +108,6 @@ def side_label(side: str) -> str:
     return "Candidate" if side == "candidate" else "Baseline"
 
 
-def format_kind(value: Any, kind: str) -> str:
-    """Efficiency values formatted by kind, as in the Markdown report."""
-    if not fmt.is_number(value):
-        return fmt.NA
-    if kind == "seconds":
-        return f"{value:,.0f}s"
-    if kind == "tokens":
-        return f"{value:,.0f}"
-    if kind == "usd":
-        return f"${value:,.3f}"
-    if kind == "percent":
-        return f"{value:,.1f}%"
-    return f"{value:,.2f}"
-
-
-def _delta(value: Any) -> str:
-    if not fmt.is_number(value):
-        return fmt.NA
-    return f"{abs(value):.1f}% {'less' if value >= 0 else 'more'}"
-
-
 def _task_label(task: str) -> str:
     return "(experiment)" if task == "*" else task
 
@@ -392,9 +371,9 @@ class _Builder:
                         (
                             Cell(str(row["label"]), None, None, "", str(row["key"])),
                             Cell(complete_text, fmt.sort_key(complete) if fmt.is_number(complete) else None, None, "num"),
-                            fmt.num_cell(row["candidate_average"], format_kind(row["candidate_average"], row["kind"])),
-                            fmt.num_cell(row["baseline_average"], format_kind(row["baseline_average"], row["kind"])),
-                            fmt.num_cell(row["delta_pct"], _delta(row["delta_pct"])),
+                            fmt.num_cell(row["candidate_average"], fmt.by_kind(row["candidate_average"], row["kind"])),
+                            fmt.num_cell(row["baseline_average"], fmt.by_kind(row["baseline_average"], row["kind"])),
+                            fmt.num_cell(row["delta_pct"], fmt.change(row["delta_pct"])),
                         )
                     )
                 )
@@ -692,7 +671,7 @@ class _Builder:
                 value = telemetry.get(key) if isinstance(telemetry, dict) else None
                 if isinstance(value, list):  # a list of tool calls counts as its length
                     value = len(value)
-                cells.append(fmt.num_cell(value, format_kind(value, kind) if kind != "count" else fmt.count(value)))
+                cells.append(fmt.num_cell(value, fmt.by_kind(value, kind) if kind != "count" else fmt.count(value)))
             rows.append(Row(tuple(cells), "" if telemetry else "muted"))
         return Table(
             id="telemetry-table",

@@ -14,6 +14,8 @@ from generator.pages.models import Cell
 __all__ = [
     "NA",
     "bool_cell",
+    "by_kind",
+    "change",
     "count",
     "fixed",
     "hash12",
@@ -59,7 +61,27 @@ def pct(value: Any, digits: int = 1) -> str:
 
 
 def seconds(value: Any) -> str:
-    return f"{value:,.0f}s" if is_number(value) else NA
+    return by_kind(value, "seconds")
+
+
+# How each kind of efficiency number is printed (Python format specs around the value).
+_KIND_FORMATS = {
+    "count": "{:,.2f}",
+    "seconds": "{:,.0f}s",
+    "tokens": "{:,.0f}",
+    "usd": "${:,.3f}",
+    "percent": "{:,.1f}%",
+}
+
+
+def by_kind(value: Any, kind: str) -> str:
+    """An efficiency number in its kind's format (halves round to even: 3.5s prints as 4s)."""
+    return _KIND_FORMATS.get(kind, _KIND_FORMATS["count"]).format(value) if is_number(value) else NA
+
+
+def change(value: Any) -> str:
+    """A relative change in percent as "12.5% less" / "3.0% more" (positive = less)."""
+    return f"{abs(value):.1f}% {'less' if value >= 0 else 'more'}" if is_number(value) else NA
 
 
 def interval(lower: Any, upper: Any, digits: int = 4) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Iterable, Sequence
 
+from generator.pages import format as fmt
 from generator.read.manifest import short_hash
 
 if TYPE_CHECKING:
@@ -36,31 +37,6 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
 
 def metric(value: float | None) -> str:
     return "N/A" if value is None else f"{value:.2f}"
-
-
-# How each kind of efficiency number is printed (Python format specs around the value).
-_KIND_FORMATS = {
-    "count": "{:,.2f}",
-    "seconds": "{:,.0f}s",
-    "tokens": "{:,.0f}",
-    "usd": "${:,.3f}",
-    "percent": "{:,.1f}%",
-}
-
-
-def seconds(value: float | None) -> str:
-    return efficiency_value(value, "seconds")
-
-
-def efficiency_value(value: float | None, kind: str) -> str:
-    """A number in its kind's format (Python rounds halves to even: 3.5s prints as 4s)."""
-    return "N/A" if value is None else _KIND_FORMATS.get(kind, _KIND_FORMATS["count"]).format(value)
-
-
-def delta(value: float | None) -> str:
-    if value is None:
-        return "N/A"
-    return f"{abs(value):.1f}% {'less' if value >= 0 else 'more'}"
 
 
 def _sides_text(sides: Sequence[str]) -> str:
@@ -235,8 +211,8 @@ def _duration_section(doc: dict) -> list[str]:
                 doc[side]["treatment"],
                 d["matched"],
                 f"{d['covered']}/{d['matched']}",
-                seconds(d["total_seconds"]),
-                seconds(d["average_seconds"]),
+                fmt.seconds(d["total_seconds"]),
+                fmt.seconds(d["average_seconds"]),
                 DURATION_SOURCE,
             ]
         )
@@ -264,9 +240,9 @@ def _efficiency_table(table_doc: dict) -> list[str]:
         [
             r["label"],
             f"{r['complete']}/{table_doc['pairs']}",
-            efficiency_value(r["candidate_average"], r["kind"]),
-            efficiency_value(r["baseline_average"], r["kind"]),
-            delta(r["delta_pct"]),
+            fmt.by_kind(r["candidate_average"], r["kind"]),
+            fmt.by_kind(r["baseline_average"], r["kind"]),
+            fmt.change(r["delta_pct"]),
         ]
         for r in table_doc["rows"]
     ]
