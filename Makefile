@@ -21,6 +21,7 @@ bench: $(RUNTIME)
 examples: $(RUNTIME)
 	$(BIN)/python scripts/make_examples.py
 	$(BIN)/python scripts/make_example_ledger.py
+	$(BIN)/python scripts/make_example_ledger.py --pilot
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)

@@ -18,6 +18,11 @@ cases; standard RFC v6.1 thresholds) with three arms:
   kill-path probe does not refuse (kill paths).  Two infrastructure reruns are
   disclosed through ``rerunOf``.
 
+With ``--pilot`` it writes the smaller pilot campaign instead (7 clean cases,
+only the strong candidate): the candidate never raises a false positive, yet
+the false-positive gate fails, because 70 clean pairs cannot certify a 5-point
+margin -- the case the site must explain as underpowered rather than worse.
+
 Every varying number comes from a SHA-256 of the attempt's coordinates, so
 the output is byte-identical on every run.  The script validates each receipt
 and checks the intended verdicts before writing.
@@ -53,19 +58,18 @@ WEAK = "open-reviewer-8b"
 EXECUTION = "execution1:" + hashlib.sha256(b"example execution state: open reviewer campaign").hexdigest()
 
 
-def build_campaign() -> dict[str, Any]:
+def build_campaign(*, pilot: bool = False) -> dict[str, Any]:
+    candidates = [
+        arm(STRONG, backend="http_openai_compat", model="open-reviewer-70b-instruct", effort="high", transport="loopback"),
+        arm(WEAK, backend="http_openai_compat", model="open-reviewer-8b-instruct", effort="high", transport="loopback"),
+    ]
     return make_campaign(
-        campaign_id="slice-g-20260901-open-reviewers",
+        campaign_id="slice-g-20260815-pilot" if pilot else "slice-g-20260901-open-reviewers",
         defect_cases=DEFECTS,
-        clean_cases=CLEAN,
+        clean_cases=CLEAN[:7] if pilot else CLEAN,
         baseline=arm(BASELINE, backend="codex", model="gpt-5-codex", effort="high",
                      transport="cli_detached_configured"),
-        candidates=[
-            arm(STRONG, backend="http_openai_compat", model="open-reviewer-70b-instruct", effort="high",
-                transport="loopback"),
-            arm(WEAK, backend="http_openai_compat", model="open-reviewer-8b-instruct", effort="high",
-                transport="loopback"),
-        ],
+        candidates=candidates[:1] if pilot else candidates,
         corpus_version="corpus1:" + hashlib.sha256(b"camus public benchmark corpus v1").hexdigest(),
     )
 
@@ -93,7 +97,8 @@ def _quality_outcome(arm_id: str, case_id: str, kind: str, repeat: int) -> dict[
 def build_receipts(raw: dict[str, Any]) -> list[dict[str, Any]]:
     campaign = parse_campaign(raw)
     receipts: list[dict[str, Any]] = []
-    for arm_id in (BASELINE, STRONG, WEAK):
+    arms = [campaign.baseline["armId"], *(candidate["armId"] for candidate in campaign.candidates)]
+    for arm_id in arms:
         speed = {BASELINE: 14000, STRONG: 9000, WEAK: 5000}[arm_id]
         price = {BASELINE: None, STRONG: 0.0009, WEAK: 0.0002}[arm_id]
         for case in campaign.manifest["cases"]:
@@ -127,9 +132,14 @@ def build_receipts(raw: dict[str, Any]) -> list[dict[str, Any]]:
     return receipts
 
 
-def check_verdicts(raw: dict[str, Any], receipts: list[dict[str, Any]]) -> None:
+def check_verdicts(raw: dict[str, Any], receipts: list[dict[str, Any]], *, pilot: bool = False) -> None:
     summary = summarize(raw, receipts)
     rows = {row["armId"]: row for row in summary["candidates"]}
+    if pilot:
+        failed = sorted(key for key, ok in rows[STRONG]["conditions"].items() if not ok)
+        assert failed == ["falsePositiveMargin"], failed
+        assert rows[STRONG]["paired"]["falsePositiveDifference"]["discordant"] == 0
+        return
     strong, weak = rows[STRONG], rows[WEAK]
     assert strong["recommendation"] == "eligible_for_human_admission", strong["conditions"]
     failed = sorted(key for key, ok in weak["conditions"].items() if not ok)
@@ -138,11 +148,13 @@ def check_verdicts(raw: dict[str, Any], receipts: list[dict[str, Any]]) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=REPO / "examples" / "ledger")
+    parser.add_argument("--out", type=Path, help="default: examples/ledger (examples/ledger-pilot with --pilot)")
+    parser.add_argument("--pilot", action="store_true", help="the underpowered pilot campaign")
     args = parser.parse_args()
-    raw = build_campaign()
+    args.out = args.out or REPO / "examples" / ("ledger-pilot" if args.pilot else "ledger")
+    raw = build_campaign(pilot=args.pilot)
     receipts = build_receipts(raw)
-    check_verdicts(raw, receipts)
+    check_verdicts(raw, receipts, pilot=args.pilot)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "campaign.json").write_text(json.dumps(raw, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     (args.out / "receipts.jsonl").write_bytes("".join(canonical_text(r) + "\n" for r in receipts).encode("utf-8"))

@@ -76,3 +76,11 @@ def test_example_ledger_shows_the_extended_analysis(example_site):
     assert 'id="ledger-gate-statistics-table"' in ledger
     assert "Failed because the candidate is worse" in ledger
     assert "each bound is a &gt;=95% one-sided bound" in ledger
+
+
+def test_pilot_ledger_page_says_the_gate_is_underpowered_not_failed_by_a_worse_candidate(example_site):
+    out, _ = example_site
+    page = (out / "ledgers" / "slice-g-pilot" / "index.html").read_text()
+    assert "Failed because the campaign is too small: with 70 pairs this gate can never pass" in page
+    assert "at least 72 pairs are needed" in page
+    assert "candidate is worse" not in page
