@@ -294,7 +294,8 @@ class _Builder:
             rows=tuple(rows),
         )
 
-    def metrics_chart(self) -> LineChart:
+    def metrics_chart(self) -> LineChart | None:
+        """The per-k chart, or None when no value is defined (an empty plot would only mislead)."""
         ks = tuple(self.doc["ks"])
         series = []
         for side in SIDES:
@@ -302,6 +303,8 @@ class _Builder:
             for key, label, dash in (("pass_at_k", "pass@k", "solid"), ("pass_pow_k", "pass^k", "dash")):
                 ys = tuple((metrics.get(str(k)) or {}).get(key) for k in ks)
                 series.append(Series(f"{side_label(side)} {label} ({self.treatment[side]})", ks, ys, dash))
+        if all(y is None for s in series for y in s.y):
+            return None
         return LineChart(
             id="chart-metrics-by-k",
             title="pass@k and pass^k per k",

@@ -280,7 +280,7 @@ class ComparisonPage:
     matrix_table: Table
     matrix_notices: tuple[Notice, ...]
     metrics_table: Table
-    metrics_chart: LineChart
+    metrics_chart: LineChart | None  # None: no pass@k / pass^k value is defined
     duration_table: Table
     duration_missing: tuple[tuple[str, tuple[Link, ...]], ...]  # (treatment, runs without duration)
     efficiency_tables: tuple[Table, ...]

@@ -15,6 +15,7 @@ Rules (see the ecosystem notes, section 1):
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import plotly.graph_objects as go
@@ -49,23 +50,27 @@ def _axis(title: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-def _layout(spec_title: str, height: int, **extra: Any) -> dict[str, Any]:
+def _layout(height: int, **extra: Any) -> dict[str, Any]:
+    """No Plotly title: the page's <figcaption> (above the chart) names it and wraps on phones.
+    The legend sits at the bottom of the figure, below the x-axis title, not over it."""
     return {
         "template": "none",
-        "title": {"text": plot_text(spec_title, 100), "x": 0, "xanchor": "left"},
         "font": _FONT,
         "height": height,
-        "margin": {"l": 10, "r": 10, "t": 48, "b": 40},
+        "margin": {"l": 10, "r": 10, "t": 28, "b": 10},
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
-        "legend": {"orientation": "h", "y": -0.2},
+        "legend": {
+            "orientation": "h", "xref": "container", "x": 0, "xanchor": "left",
+            "yref": "container", "y": 0, "yanchor": "bottom",
+        },
         "hoverlabel": {"align": "left"},
         **extra,
     }
 
 
 def _line_figure(spec: LineChart) -> go.Figure:
-    fig = go.Figure(layout=_layout(spec.title, 380))
+    fig = go.Figure(layout=_layout(380))
     for index, series in enumerate(spec.series):
         fig.add_trace(
             go.Scatter(
@@ -83,12 +88,31 @@ def _line_figure(spec: LineChart) -> go.Figure:
     return fig
 
 
+def _label_anchors(xs: list[float], x_range: tuple[float, float] | None) -> list[str]:
+    """xanchor for each reference line's label: inwards near an end of the axis (not cut
+    off), and apart when two lines are close (the labels do not overprint each other)."""
+    anchors = ["center"] * len(xs)
+    if not x_range or x_range[1] <= x_range[0]:
+        return anchors
+    low, span = x_range[0], x_range[1] - x_range[0]
+    where = [(x - low) / span for x in xs]
+    for i, w in enumerate(where):
+        anchors[i] = "right" if w > 0.8 else "left" if w < 0.2 else "center"
+    order = sorted(range(len(xs)), key=lambda i: where[i])
+    for a, b in pairwise(order):
+        if where[b] - where[a] < 0.15:
+            anchors[a], anchors[b] = "right", "left"
+    return anchors
+
+
 def _forest_figure(spec: ForestChart) -> go.Figure:
     rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
     categories = [plot_text(row.label) for row in rows]
     height = 140 + 30 * max(len(rows), 1)
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
+    label_xs = [line.x for line in spec.lines] + ([spec.band.upper] if spec.band is not None else [])
+    anchors = _label_anchors(label_xs, spec.x_range)
     if spec.band is not None:
         shapes.append(
             {
@@ -99,11 +123,11 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
         annotations.append(
             {
                 "x": spec.band.upper, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
-                "xanchor": "right", "showarrow": False, "text": plot_text(spec.band.label, 60),
+                "xanchor": anchors[-1], "showarrow": False, "text": plot_text(spec.band.label, 60),
                 "font": {"size": 11, "color": "#1a7f37"},
             }
         )
-    for line in spec.lines:
+    for line, anchor in zip(spec.lines, anchors):
         shapes.append(
             {
                 "type": "line", "xref": "x", "yref": "paper", "x0": line.x, "x1": line.x, "y0": 0, "y1": 1,
@@ -112,11 +136,11 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
         )
         annotations.append(
             {
-                "x": line.x, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom", "showarrow": False,
-                "text": plot_text(line.label, 60), "font": {"size": 11, "color": "#cf222e"},
+                "x": line.x, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom", "xanchor": anchor,
+                "showarrow": False, "text": plot_text(line.label, 60), "font": {"size": 11, "color": "#cf222e"},
             }
         )
-    fig = go.Figure(layout=_layout(spec.title, height, shapes=shapes, annotations=annotations))
+    fig = go.Figure(layout=_layout(height, shapes=shapes, annotations=annotations))
     groups: list[str] = []
     for row in rows:
         if row.group not in groups:

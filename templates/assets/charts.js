@@ -5,6 +5,59 @@
 (function () {
   'use strict';
 
+  // Below this width a forest plot's "metric · arm" and "left vs right" labels
+  // take two lines and the text gets smaller, so the plot area keeps a readable
+  // width on phones.  Labels are entity-escaped already; only <br> is added.
+  var NARROW = 560;
+
+  function splitLabel(value) {
+    return typeof value === 'string' ? value.replace(' \u00b7 ', '<br>').replace(' vs ', '<br>vs ') : value;
+  }
+
+  // Wrap an (entity-escaped) legend name into lines of at most `limit` visible
+  // characters: at a space when there is one, else anywhere but inside an entity.
+  function wrapName(name, limit) {
+    var tokens = name.match(/&#?\w+;|[\s\S]/g) || [];
+    var lines = [];
+    var line = [];
+    var lastSpace = -1;
+    tokens.forEach(function (token) {
+      if (token === ' ') { lastSpace = line.length; }
+      line.push(token);
+      if (line.length > limit) {
+        var cut = lastSpace > 0 ? lastSpace : limit;
+        lines.push(line.slice(0, cut).join(''));
+        line = line.slice(lastSpace > 0 ? cut + 1 : cut);
+        lastSpace = line.lastIndexOf(' ');
+      }
+    });
+    lines.push(line.join(''));
+    return lines.join('<br>');
+  }
+
+  function fitNarrow(el, fig, layout) {
+    if (el.clientWidth >= NARROW) { return; }
+    var font = layout.font || {};
+    layout.font = {family: font.family, color: font.color, size: 11};
+    var limit = Math.max(16, Math.floor((el.clientWidth - 60) / 7));
+    (fig.data || []).forEach(function (trace) {
+      if (typeof trace.name === 'string' && trace.name.length > limit) { trace.name = wrapName(trace.name, limit); }
+    });
+    var yaxis = layout.yaxis;
+    if (!yaxis || yaxis.type !== 'category') { return; }
+    var split = false;
+    (fig.data || []).forEach(function (trace) {
+      if (!trace.y) { return; }
+      trace.y = trace.y.map(function (value) {
+        var out = splitLabel(value);
+        split = split || out !== value;
+        return out;
+      });
+    });
+    if (yaxis.categoryarray) { yaxis.categoryarray = yaxis.categoryarray.map(splitLabel); }
+    if (split && layout.height) { layout.height = Math.round(layout.height * 1.4); }
+  }
+
   function render(el) {
     var source = document.getElementById(el.getAttribute('data-figure'));
     if (!source) { return; }
@@ -17,6 +70,7 @@
     }
     var layout = fig.layout || {};
     layout.autosize = true;
+    fitNarrow(el, fig, layout);
     window.Plotly.newPlot(el, fig.data || [], layout, {
       responsive: true,
       displaylogo: false,

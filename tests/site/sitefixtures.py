@@ -6,7 +6,9 @@
   experiments, so the site can be built without the comparison/ledger cores.
 - ``write_config()``: a site-config.yaml whose paths exist, in a temp folder.
 - ``typical_document()``: a clean, realistic document (10 repetitions per side).
-- ``build_hostile_site(out)``: the hostile site, built once, for other suites.
+- ``build_hostile_site(out)``: the hostile site, built once, for other suites;
+  ``entry_errors=True`` adds a failing comparison and ledger (entry-error pages)
+  and ``dialogs=True`` adds ``DIALOG_XSS`` payloads (browser tests, issue 5).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 from generator.build import ComparisonData, LedgerData, build_site
 from generator.config import ComparisonConfig, LedgerConfig, load_config
+from generator.errors import EvalsiteError
 from generator.pages.models import InputDigest
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -156,10 +159,62 @@ def typical_instruction() -> str:
     return "# Count sentences\n\n" + "\n\n".join(para * 3 for _ in range(8)) + "\n\n- [ ] tests pass\n- [ ] docs updated\n"
 
 
-def build_hostile_site(out: Path, root: Path | None = None) -> Path:
-    """Build the hostile fixture site into *out* (config and inputs under *root*)."""
+# Payloads that would open a dialog if they ever ran; the browser tests fail on
+# any dialog.  Short, so they survive the 48-character cut of chart labels.
+# DIALOG_XSS[1] targets Plotly's pseudo-HTML (``<a href>`` in a legend or tooltip).
+DIALOG_XSS = (
+    "<svg onload=alert(1)>",
+    "<a href='javascript:alert(2)'>x</a>",
+    '<iframe srcdoc="<script>parent.alert(3)</script>">',
+)
+
+
+def dialog_document() -> dict[str, Any]:
+    """The hostile document with ``DIALOG_XSS`` in the treatment names (chart legends)."""
+    doc = hostile.comparison_document()
+    doc["candidate"]["treatment"] = DIALOG_XSS[0] + doc["candidate"]["treatment"]
+    doc["baseline"]["treatment"] = DIALOG_XSS[1] + doc["baseline"]["treatment"]
+    doc["skipped_reports"][0]["reason"] += DIALOG_XSS[2]
+    return doc
+
+
+def dialog_summary() -> dict[str, Any]:
+    """The hostile ledger summary with ``DIALOG_XSS[1]`` in front of the hostile arm's id."""
+    arm = "tunnel" + hostile.XSS[0]
+    text = json.dumps(ledger_summary(), ensure_ascii=False)
+    return json.loads(text.replace(json.dumps(arm, ensure_ascii=False)[1:-1], json.dumps(DIALOG_XSS[1] + arm)[1:-1]))
+
+
+def dialog_instructions() -> dict[str, str | None]:
+    return {task: (text + "\n\n" + " ".join(DIALOG_XSS) + "\n" if text else text) for task, text in hostile.instructions().items()}
+
+
+def hostile_entry_errors() -> dict[str, BaseException]:
+    """Data errors for ``cmp-1`` and ``ledger-1`` whose messages and details are hostile."""
+    ledger_error = EvalsiteError("ledger is invalid " + hostile.XSS[1])
+    ledger_error.details = ("line 3: not JSON " + hostile.XSS[0], "line 7: armId " + hostile.XSS[2])  # type: ignore[attr-defined]
+    return {"cmp-1": EvalsiteError("no COMET reports found for " + hostile.XSS[0]), "ledger-1": ledger_error}
+
+
+def build_hostile_site(
+    out: Path, root: Path | None = None, *, entry_errors: bool = False, dialogs: bool = False
+) -> Path:
+    """Build the hostile fixture site into *out* (config and inputs under *root*).
+
+    ``entry_errors``: also a failing comparison ``cmp-1`` and ledger ``ledger-1``
+    (their pages are entry-error pages).  ``dialogs``: the inputs also carry
+    ``DIALOG_XSS``.
+    """
     root = root or out.parent / (out.name + "-inputs")
     root.mkdir(parents=True, exist_ok=True)
-    config = load_config(write_config(root))
-    build_site(config, out, core=FixtureCore())
+    count = 2 if entry_errors else 1
+    config = load_config(write_config(root, comparisons=count, ledgers=count))
+    core = FixtureCore(
+        document=dialog_document() if dialogs else None,
+        summary=dialog_summary() if dialogs else None,
+        instructions=dialog_instructions() if dialogs else None,
+        fail=hostile_entry_errors() if entry_errors else None,
+    )
+    build_site(config, out, core=core)
     return out
+
