@@ -270,27 +270,16 @@ def _keyed(receipts: Iterable[Receipt]) -> dict[tuple[str, int], Receipt]:
 
 
 def _paired_quality(candidate: Sequence[Receipt], baseline: Sequence[Receipt]) -> dict[str, Any]:
-    mine, theirs = _keyed(candidate), _keyed(baseline)
-    shared = sorted(mine.keys() & theirs.keys())
-    recall_c: list[bool] = []
-    recall_b: list[bool] = []
-    fp_c: list[bool] = []
-    fp_b: list[bool] = []
-    for key in shared:
-        cand, base = mine[key], theirs[key]
-        if cand["caseKind"] == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
-            continue
-        if cand["caseKind"] == "defect":
-            recall_c.extend(_recall_flags(cand))
-            found = set(base["detectedDefects"])
-            recall_b.extend(defect in found for defect in cand["expectedDefects"])
-        else:
-            fp_c.append(cand["blockingFindingCount"] > 0)
-            fp_b.append(base["blockingFindingCount"] > 0)
+    recall, false_positive, shared = _outcomes_by_case(candidate, baseline)
+
+    def difference(by_case: Mapping[str, list[tuple[bool, bool]]]) -> dict[str, Any]:
+        pairs = [pair for case in by_case.values() for pair in case]  # the bounds depend only on counts
+        return paired_difference([c for c, _ in pairs], [b for _, b in pairs])
+
     return {
-        "sharedAttemptKeys": len(shared),
-        "recallDifference": paired_difference(recall_c, recall_b),
-        "falsePositiveDifference": paired_difference(fp_c, fp_b),
+        "sharedAttemptKeys": shared,
+        "recallDifference": difference(recall),
+        "falsePositiveDifference": difference(false_positive),
     }
 
 
@@ -691,16 +680,19 @@ def _feasibility(metrics: Mapping[str, Any], paired: Mapping[str, Any], threshol
 
 def _outcomes_by_case(
     candidate: Sequence[Receipt], baseline: Sequence[Receipt]
-) -> tuple[dict[str, list[tuple[bool, bool]]], dict[str, list[tuple[bool, bool]]]]:
-    """(candidate, baseline) outcome pairs per case, exactly as the summary pairs them.
+) -> tuple[dict[str, list[tuple[bool, bool]]], dict[str, list[tuple[bool, bool]]], int]:
+    """(candidate, baseline) outcome pairs per case, and the number of shared attempt keys.
 
-    Recall pairs are "detected" per expected defect of a defect case; false
-    positive pairs are "had a blocking finding" per clean attempt.
+    Attempts pair on (case, repeat); kill-path cases and attempts whose output
+    was not normalised on either side are left out.  Recall pairs are
+    "detected" per expected defect of a defect case; false-positive pairs are
+    "had a blocking finding" per clean attempt.
     """
     mine, theirs = _keyed(candidate), _keyed(baseline)
+    shared = sorted(mine.keys() & theirs.keys())
     recall: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
     false_positive: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
-    for key in sorted(mine.keys() & theirs.keys()):
+    for key in shared:
         cand, base = mine[key], theirs[key]
         if cand["caseKind"] == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
             continue
@@ -710,14 +702,14 @@ def _outcomes_by_case(
                 recall[key[0]].append((flag, defect in found_b))
         else:
             false_positive[key[0]].append((cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0))
-    return recall, false_positive
+    return recall, false_positive, len(shared)
 
 
 def _gate_statistics(
     candidate: Sequence[Receipt], baseline: Sequence[Receipt], row: Mapping[str, Any], thresholds: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Tango, exact McNemar, design effect by case and a diagnosis for the two paired gates."""
-    recall, false_positive = _outcomes_by_case(candidate, baseline)
+    recall, false_positive, _shared = _outcomes_by_case(candidate, baseline)
     gates = {}
     for condition, pairs, kind, margin in (
         ("recallNonInferior", recall, "non_inferiority", thresholds["recallDelta"]),

@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from generator.analyze.efficiency import METRICS as EFFICIENCY_METRICS
 from generator.pages import format as fmt
 from generator.pages.models import (
     Cell,
@@ -65,22 +66,18 @@ AUDIT_COLUMNS = (
 )
 V1_UNBOUND = ("runner_hash", "controller_hash", "execution_hash")
 
-TELEMETRY_FIELDS = (
-    ("subject_invocations", "Model starts/resumes", "count"),
-    ("num_turns", "Agent turns", "count"),
-    ("tool_calls", "Tool calls", "count"),
-    ("duration_seconds", "Wall duration", "seconds"),
-    ("input_tokens", "Non-cache input tokens", "tokens"),
-    ("output_tokens", "Output tokens", "tokens"),
-    ("cache_read_input_tokens", "Cache-read input tokens", "tokens"),
-    ("cache_creation_input_tokens", "Cache-creation input tokens", "tokens"),
-    ("total_tokens", "Total tokens incl. cache", "tokens"),
-    ("total_cost_usd", "Model cost", "usd"),
-    ("peak_context_input_tokens", "Peak context input", "tokens"),
-    ("p95_context_input_tokens", "P95 context input", "tokens"),
-    ("average_context_input_tokens", "Average context input", "tokens"),
-    ("peak_context_window_tokens", "Context window", "tokens"),
-    ("peak_context_occupancy_pct", "Peak context occupancy", "percent"),
+# The twelve efficiency metrics, each followed by the telemetry that explains it.
+_EXPLAINED_BY = {
+    "cache_read_input_tokens": (("cache_creation_input_tokens", "Cache-creation input tokens", "tokens"),),
+    "p95_context_input_tokens": (
+        ("average_context_input_tokens", "Average context input", "tokens"),
+        ("peak_context_window_tokens", "Context window", "tokens"),
+    ),
+}
+TELEMETRY_FIELDS = tuple(
+    field
+    for metric in EFFICIENCY_METRICS
+    for field in ((metric.key, metric.label, metric.kind), *_EXPLAINED_BY.get(metric.key, ()))
 )
 
 MATRIX_STATUS = {
