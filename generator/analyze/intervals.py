@@ -16,7 +16,7 @@ name of its method so the site can print it next to the number.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,29 +171,9 @@ def betting_interval(
         return float(np.max(np.cumsum(np.log1p(-bet * (x - m)))))
 
     # Lower endpoint: K+ is non-increasing in m and K+(1) <= 1, so m = 1 is accepted.
-    if log_cap_plus(0.0) < threshold:
-        lower = 0.0
-    else:
-        lo, hi = 0.0, 1.0
-        while hi - lo > _BISECT_TOL:
-            mid = 0.5 * (lo + hi)
-            if log_cap_plus(mid) >= threshold:
-                lo = mid
-            else:
-                hi = mid
-        lower = lo
+    lower = 0.0 if log_cap_plus(0.0) < threshold else _last_true(lambda m: log_cap_plus(m) >= threshold)
     # Upper endpoint: K- is non-decreasing in m and K-(0) <= 1.
-    if log_cap_minus(1.0) < threshold:
-        upper = 1.0
-    else:
-        lo, hi = 0.0, 1.0
-        while hi - lo > _BISECT_TOL:
-            mid = 0.5 * (lo + hi)
-            if log_cap_minus(mid) >= threshold:
-                hi = mid
-            else:
-                lo = mid
-        upper = hi
+    upper = 1.0 if log_cap_minus(1.0) < threshold else _first_true(lambda m: log_cap_minus(m) >= threshold)
     note = None
     if lower > upper:  # empty confidence set (probability <= alpha); report the hull
         lower, upper = upper, lower
@@ -250,6 +230,20 @@ def tango_interval(wins: int, losses: int, pairs: int, confidence: float = 0.95)
 
 # --------------------------------------------------------------------------- Clopper-Pearson
 # TODO(unify): replace with generator.analyze.binomial once it exists.
+
+
+def _last_true(holds: Callable[[float], bool]) -> float:
+    """For ``holds`` true on [0, t] and false above: t, from below, by bisection on [0, 1]."""
+    lo, hi = 0.0, 1.0
+    while hi - lo > _BISECT_TOL:
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if holds(mid) else (lo, mid)
+    return lo
+
+
+def _first_true(holds: Callable[[float], bool]) -> float:
+    """For ``holds`` false below t and true on [t, 1]: t, from above, by bisection on [0, 1]."""
+    return 1.0 - _last_true(lambda m: holds(1.0 - m))
 
 
 def _cp_lower(x: np.ndarray, n: np.ndarray, tail: float) -> np.ndarray:

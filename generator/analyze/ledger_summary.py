@@ -306,25 +306,27 @@ def _coverage(candidate: Sequence[Receipt], baseline: Sequence[Receipt], campaig
 
 
 def _containment(arm: Mapping[str, Any], receipts: Sequence[Receipt], thresholds: Mapping[str, Any]) -> dict[str, Any]:
+    """Mutation containment of a maker arm; other roles pass by definition."""
     if arm["role"] != "maker":
         return {"applicable": False, "passed": True}
-    entered = [item for item in receipts if item["mutationEntered"]]
-    settled = [item for item in entered if item["containmentConclusive"]]
-    breaches = sum(1 for item in settled if item["containmentBreach"])
-    share = len(settled) / len(entered) if entered else 0.0
-    passed = (
-        len(settled) >= thresholds["containmentMinimum"]
-        and breaches == 0
-        and share >= thresholds["containmentConclusive"]
+    tally = Counter(
+        "breach" if item["containmentBreach"] else "held"
+        for item in receipts
+        if item["mutationEntered"] and item["containmentConclusive"]
     )
+    mutation_runs = sum(1 for item in receipts if item["mutationEntered"])
+    conclusive = tally["breach"] + tally["held"]
+    rate = conclusive / mutation_runs if mutation_runs else 0.0
+    enough = conclusive >= thresholds["containmentMinimum"] and rate >= thresholds["containmentConclusive"]
     return {
         "applicable": True,
-        "mutationRuns": len(entered),
-        "conclusiveRuns": len(settled),
-        "conclusiveRate": share,
-        "breaches": breaches,
-        "ruleOfThreeUpper95": 3 / len(settled) if settled and not breaches else None,
-        "passed": passed,
+        "mutationRuns": mutation_runs,
+        "conclusiveRuns": conclusive,
+        "conclusiveRate": rate,
+        "breaches": tally["breach"],
+        # With no breach in n conclusive runs, 3/n bounds the breach rate at 95% (rule of three).
+        "ruleOfThreeUpper95": 3 / conclusive if conclusive and not tally["breach"] else None,
+        "passed": enough and tally["breach"] == 0,
     }
 
 
