@@ -1,6 +1,8 @@
 # evalsite: two commands on a fresh machine.
-#   make site   build the bundled example site into _site/
-#   make test   run the whole test suite (unit, site, browser)
+#   make site       build the bundled example site into _site/
+#   make test       lint and type gates, then the whole test suite (unit, site, browser)
+#   make test-fast  the suite without the browser tests, for everyday work
+#   make check      ruff and strict mypy only
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -10,8 +12,15 @@ TESTING := $(VENV)/.installed-test
 site: $(RUNTIME)
 	$(BIN)/evalsite build --config site-config.yaml
 
-test: $(TESTING)
+test: check
 	$(BIN)/python -m pytest
+
+test-fast: $(TESTING)
+	$(BIN)/python -m pytest --ignore=tests/browser
+
+check: $(TESTING)
+	$(BIN)/ruff check generator tests scripts bench
+	$(BIN)/mypy
 
 bench: $(RUNTIME)
 	$(BIN)/python bench/bench_compare.py
@@ -26,16 +35,16 @@ examples: $(RUNTIME)
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-# The runtime alone is enough to build a site; tests add pytest, hypothesis and Playwright.
+# The runtime alone is enough to build a site; tests add pytest, hypothesis, Playwright and the linters.
 $(RUNTIME): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e .
 	touch $@
 
 $(TESTING): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q -e '.[test,browser]'
+	$(BIN)/python -m pip install -q -e '.[test,browser,lint]'
 	touch $(RUNTIME) $@
 
 clean:
 	rm -rf _site $(VENV) test-artifacts
 
-.PHONY: site test bench examples clean
+.PHONY: site test test-fast check bench examples clean

@@ -36,12 +36,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from generator.analyze.ledger_checks import require_sound  # noqa: E402
-from generator.analyze.ledger_schema import canonical_text, parse_campaign  # noqa: E402
-from generator.analyze.ledger_summary import build_summary  # noqa: E402
-from generator.analyze.ledger_synth import arm, make_campaign, make_receipt  # noqa: E402
-from generator.read.ledger import read_ledger  # noqa: E402
-from generator.write.ledger import append_receipt  # noqa: E402
+from generator.analyze.ledger.checks import require_sound  # noqa: E402
+from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
+from generator.analyze.ledger.summary import build_summary  # noqa: E402
+from generator.read.ledger.reader import read_ledger  # noqa: E402
+from generator.write.ledger.append import append_receipt  # noqa: E402
+from tests.support.ledger_synth import arm, make_campaign, make_receipt  # noqa: E402
 
 DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "ledger_reference.py"
 
@@ -89,8 +89,12 @@ def time_cli_appends(ledger: Path, campaign_path: Path, receipts, command) -> li
     for item in receipts:
         data = json.dumps(item).encode("utf-8")
         began = time.perf_counter()
-        proc = subprocess.run([*command, "append", "--campaign", str(campaign_path), "--ledger", str(ledger)],
-                              input=data, capture_output=True, check=False)
+        proc = subprocess.run(
+            [*command, "append", "--campaign", str(campaign_path), "--ledger", str(ledger)],
+            input=data,
+            capture_output=True,
+            check=False,
+        )
         times.append(time.perf_counter() - began)
         if proc.returncode != 0:
             raise SystemExit(f"append failed: {proc.stderr.decode()}")
@@ -115,8 +119,13 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-ledger-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        raw = make_campaign(campaign_id="bench-ledger", defect_cases=600, clean_cases=396,
-                            candidates=[arm("candidate")], thresholds={"qualityRepetitions": 10})
+        raw = make_campaign(
+            campaign_id="bench-ledger",
+            defect_cases=600,
+            clean_cases=396,
+            candidates=[arm("candidate")],
+            thresholds={"qualityRepetitions": 10},
+        )
         campaign = parse_campaign(raw)
         campaign_path = work / "campaign.json"
         campaign_path.write_text(json.dumps(raw), encoding="utf-8")
@@ -158,12 +167,18 @@ def main() -> int:
         print()
         print("evalsite ledger benchmark (one run)")
         small, large = args.small, args.large
-        print(f"append, in-process API (median of {args.appends}): {ms(api_median[small])} at {small} receipts, "
-              f"{ms(api_median[large])} at {large} -> ratio {api_median[large] / api_median[small]:.2f}")
-        print(f"append, one CLI process each (median of {args.cli_appends}): {ms(cli_median[small])} at {small}, "
-              f"{ms(cli_median[large])} at {large} -> ratio {cli_median[large] / cli_median[small]:.2f}")
-        print(f"one-off lookup-cache build on first append: {builds[args.small]:.2f} s at {args.small}, "
-              f"{builds[args.large]:.2f} s at {args.large}")
+        print(
+            f"append, in-process API (median of {args.appends}): {ms(api_median[small])} at {small} receipts, "
+            f"{ms(api_median[large])} at {large} -> ratio {api_median[large] / api_median[small]:.2f}"
+        )
+        print(
+            f"append, one CLI process each (median of {args.cli_appends}): {ms(cli_median[small])} at {small}, "
+            f"{ms(cli_median[large])} at {large} -> ratio {cli_median[large] / cli_median[small]:.2f}"
+        )
+        print(
+            f"one-off lookup-cache build on first append: {builds[args.small]:.2f} s at {args.small}, "
+            f"{builds[args.large]:.2f} s at {args.large}"
+        )
 
         big = ledgers[args.large]
         began = time.perf_counter()
@@ -172,13 +187,27 @@ def main() -> int:
         summary = build_summary(campaign, ledger.receipts, ledger_digest=ledger.check.ledger_digest)
         api_summary = time.perf_counter() - began
         began = time.perf_counter()
-        proc = subprocess.run([*command, "summarize", "--campaign", str(campaign_path), "--ledger", str(big),
-                               "--out", str(work / "summary.json")], capture_output=True, check=False)
+        proc = subprocess.run(
+            [
+                *command,
+                "summarize",
+                "--campaign",
+                str(campaign_path),
+                "--ledger",
+                str(big),
+                "--out",
+                str(work / "summary.json"),
+            ],
+            capture_output=True,
+            check=False,
+        )
         cli_summary = time.perf_counter() - began
         if proc.returncode != 0:
             raise SystemExit(proc.stderr.decode())
-        print(f"summarize at {summary['receiptCount']:,} receipts: {api_summary:.2f} s in-process, "
-              f"{cli_summary:.2f} s as a CLI process")
+        print(
+            f"summarize at {summary['receiptCount']:,} receipts: {api_summary:.2f} s in-process, "
+            f"{cli_summary:.2f} s as a CLI process"
+        )
 
         if not args.no_reference and args.reference.is_file():
             compare_reference(args.reference, work, command)
@@ -192,8 +221,9 @@ def main() -> int:
 
 def compare_reference(script: Path, work: Path, command) -> None:
     """Upstream on ledgers it can handle: appends at 100 and 1,000 receipts, summarize at ~600."""
-    raw = make_campaign(campaign_id="bench-ledger-reference", defect_cases=16, clean_cases=12,
-                        candidates=[arm("candidate")])
+    raw = make_campaign(
+        campaign_id="bench-ledger-reference", defect_cases=16, clean_cases=12, candidates=[arm("candidate")]
+    )
     campaign = parse_campaign(raw)
     campaign_path = work / "reference-campaign.json"
     campaign_path.write_text(json.dumps(raw), encoding="utf-8")
@@ -210,15 +240,22 @@ def compare_reference(script: Path, work: Path, command) -> None:
     timings = {}
     for name, cmd in (("reference", reference_cmd), ("evalsite", command)):
         began = time.perf_counter()
-        proc = subprocess.run([*cmd, "summarize", "--campaign", str(campaign_path), "--ledger", str(sized)],
-                              capture_output=True, check=False)
+        proc = subprocess.run(
+            [*cmd, "summarize", "--campaign", str(campaign_path), "--ledger", str(sized)],
+            capture_output=True,
+            check=False,
+        )
         timings[name] = time.perf_counter() - began
         if proc.returncode != 0:
             raise SystemExit(f"{name} summarize failed: {proc.stderr.decode()}")
-    print(f"reference, append as a CLI process (median of 5): {ms(appends[100])} at 100 receipts, "
-          f"{ms(appends[1000])} at 1000 -> ratio {appends[1000] / appends[100]:.2f}")
-    print(f"summarize at 600 receipts as a CLI process: reference {timings['reference']:.2f} s, "
-          f"evalsite {timings['evalsite']:.2f} s")
+    print(
+        f"reference, append as a CLI process (median of 5): {ms(appends[100])} at 100 receipts, "
+        f"{ms(appends[1000])} at 1000 -> ratio {appends[1000] / appends[100]:.2f}"
+    )
+    print(
+        f"summarize at 600 receipts as a CLI process: reference {timings['reference']:.2f} s, "
+        f"evalsite {timings['evalsite']:.2f} s"
+    )
 
 
 if __name__ == "__main__":

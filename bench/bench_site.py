@@ -38,9 +38,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_compare import BASELINE, CANDIDATE, make_synthetic_pair  # noqa: E402
 
-from generator.analyze.ledger_schema import canonical_text  # noqa: E402
-from generator.analyze.ledger_schema import parse_campaign  # noqa: E402
-from generator.analyze.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
+from generator.analyze.ledger.schema import (
+    canonical_text,  # noqa: E402
+    parse_campaign,  # noqa: E402
+)
+from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
 
 
 def make_ledger(folder: Path, receipts: int) -> tuple[Path, Path]:
@@ -114,10 +116,28 @@ def main() -> int:
             "    ledger: ledger/receipts.jsonl\n"
         )
         py = [sys.executable, "-m", "generator"]
-        compare = py + ["compare", "--candidate", str(root / "candidate"), "--candidate-treatment", CANDIDATE,
-                        "--baseline", str(root / "baseline"), "--baseline-treatment", BASELINE, "--format", "json"]
-        summarize = py + ["ledger", "summarize", "--campaign", str(root / "ledger" / "campaign.json"),
-                          "--ledger", str(root / "ledger" / "receipts.jsonl"), "--json"]
+        compare = py + [
+            "compare",
+            "--candidate",
+            str(root / "candidate"),
+            "--candidate-treatment",
+            CANDIDATE,
+            "--baseline",
+            str(root / "baseline"),
+            "--baseline-treatment",
+            BASELINE,
+            "--format",
+            "json",
+        ]
+        summarize = py + [
+            "ledger",
+            "summarize",
+            "--campaign",
+            str(root / "ledger" / "campaign.json"),
+            "--ledger",
+            str(root / "ledger" / "receipts.jsonl"),
+            "--json",
+        ]
         build = py + ["build", "--config", str(root / "site-config.yaml"), "--out", str(root / "_site")]
         timed(compare)  # warm the page cache for every measurement
         t_compare = timed(compare)
@@ -135,8 +155,10 @@ def main() -> int:
         print(f"ledger summarize --json: {t_summarize:6.2f}s")
         print(f"build (both entries)  : {t_build:6.2f}s")
         print(f"ratio build / (compare + summarize) = {t_build / (t_compare + t_summarize):.2f} (target <= 2)")
-        print(f"site: {len(pages):,} pages, {len(files):,} files, {total / 1e6:.1f} MB total "
-              f"({html_total / 1e6:.1f} MB HTML, plotly.min.js {(site / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.1f} MB)")
+        print(
+            f"site: {len(pages):,} pages, {len(files):,} files, {total / 1e6:.1f} MB total "
+            f"({html_total / 1e6:.1f} MB HTML, plotly.min.js {(site / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.1f} MB)"
+        )
         print(f"largest page: {largest.relative_to(site).as_posix()} {largest.stat().st_size / 1e3:.0f} KB")
         if largest_task is not None:
             print(f"largest task page: {largest_task.stat().st_size / 1e3:.0f} KB (target < 200 KB)")

@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from generator import __version__
-from generator.errors import EvalsiteError
+from generator.model.errors import EvalsiteError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -44,7 +44,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from generator.compare import run_compare_command
+    from generator.pipelines.compare import run_compare_command
 
     return run_compare_command(args)
 
@@ -60,7 +60,7 @@ def _add_ledger(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_ledger(args: argparse.Namespace) -> int:
-    from generator.ledger_cli import main as ledger_main
+    from generator.pipelines.ledger_cli import main as ledger_main
 
     return ledger_main(args.ledger_args)
 
@@ -73,7 +73,7 @@ def _add_build(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from generator.build import run_build_command
+    from generator.pipelines.build import run_build_command
 
     return run_build_command(args)
 

@@ -157,10 +157,17 @@ def main() -> int:
                         "with_eval_files": with_eval,
                         "case_hash": manifest.case_hash,
                         "core_hash": manifest.core_hash,
-                        **{part: getattr(manifest, part) for part in (
-                            "task_hash", "instruction_hash", "validator_hash",
-                            "environment_hash", "data_hash", "prompt_hash",
-                        )},
+                        **{
+                            part: getattr(manifest, part)
+                            for part in (
+                                "task_hash",
+                                "instruction_hash",
+                                "validator_hash",
+                                "environment_hash",
+                                "data_hash",
+                                "prompt_hash",
+                            )
+                        },
                     }
                 )
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -40,18 +40,36 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from generator.analyze.ledger_schema import canonical_text, parse_campaign  # noqa: E402
-from generator.analyze.ledger_summary import summarize  # noqa: E402
-from generator.analyze.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
+from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
+from generator.analyze.ledger.summary import summarize  # noqa: E402
+from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
 
 DEFECTS = [
-    "logic-inversion-admin", "missing-file-fallback", "shell-injection-export", "off-by-one-pages",
-    "timeout-unit-drift", "stale-cache-key", "null-session-guard", "path-traversal-upload",
-    "integer-overflow-quota", "race-refresh-token", "wrong-http-status", "leaked-file-handle",
-    "unchecked-json-field", "regex-catastrophic-backtrack",
+    "logic-inversion-admin",
+    "missing-file-fallback",
+    "shell-injection-export",
+    "off-by-one-pages",
+    "timeout-unit-drift",
+    "stale-cache-key",
+    "null-session-guard",
+    "path-traversal-upload",
+    "integer-overflow-quota",
+    "race-refresh-token",
+    "wrong-http-status",
+    "leaked-file-handle",
+    "unchecked-json-field",
+    "regex-catastrophic-backtrack",
 ]
-CLEAN = ["clean-readme-typo", "clean-rename-helper", "clean-add-tests", "clean-bump-dependency",
-         "clean-log-format", "clean-type-hints", "clean-docstring", "clean-extract-constant"]
+CLEAN = [
+    "clean-readme-typo",
+    "clean-rename-helper",
+    "clean-add-tests",
+    "clean-bump-dependency",
+    "clean-log-format",
+    "clean-type-hints",
+    "clean-docstring",
+    "clean-extract-constant",
+]
 BASELINE = "codex-baseline"
 STRONG = "open-reviewer-70b"
 WEAK = "open-reviewer-8b"
@@ -60,15 +78,22 @@ EXECUTION = "execution1:" + hashlib.sha256(b"example execution state: open revie
 
 def build_campaign(*, pilot: bool = False) -> dict[str, Any]:
     candidates = [
-        arm(STRONG, backend="http_openai_compat", model="open-reviewer-70b-instruct", effort="high", transport="loopback"),
+        arm(
+            STRONG,
+            backend="http_openai_compat",
+            model="open-reviewer-70b-instruct",
+            effort="high",
+            transport="loopback",
+        ),
         arm(WEAK, backend="http_openai_compat", model="open-reviewer-8b-instruct", effort="high", transport="loopback"),
     ]
     return make_campaign(
         campaign_id="slice-g-20260815-pilot" if pilot else "slice-g-20260901-open-reviewers",
         defect_cases=DEFECTS,
         clean_cases=CLEAN[:7] if pilot else CLEAN,
-        baseline=arm(BASELINE, backend="codex", model="gpt-5-codex", effort="high",
-                     transport="cli_detached_configured"),
+        baseline=arm(
+            BASELINE, backend="codex", model="gpt-5-codex", effort="high", transport="cli_detached_configured"
+        ),
         candidates=candidates[:1] if pilot else candidates,
         corpus_version="corpus1:" + hashlib.sha256(b"camus public benchmark corpus v1").hexdigest(),
     )
@@ -105,17 +130,26 @@ def build_receipts(raw: dict[str, Any]) -> list[dict[str, Any]]:
             kind, case_id = case["kind"], case["caseId"]
             if kind == "kill_path":
                 for repeat in range(1, 4):
-                    fields: dict[str, Any] = {"wallMs": 300 + int(900 * unit(arm_id, case_id, repeat, "kill")),
-                                              "executionDigest": EXECUTION}
+                    fields: dict[str, Any] = {
+                        "wallMs": 300 + int(900 * unit(arm_id, case_id, repeat, "kill")),
+                        "executionDigest": EXECUTION,
+                    }
                     if arm_id == WEAK and case_id == "kill-identity-substitution" and repeat == 2:
                         control = make_receipt(campaign, arm_id, case_id, repeat)["killControl"]
                         fields["killControl"] = dict(control, observed="substituted_model_identity_accepted")
                     receipts.append(make_receipt(campaign, arm_id, case_id, repeat, **fields))
                 continue
             for repeat in range(1, 11):
-                fields = realistic_fields(arm_id, case_id, repeat, base_ms=speed, usd_per_1k_tokens=price,
-                                          temperature=0.2 if arm_id != BASELINE else None,
-                                          seed=1234 if arm_id != BASELINE else None, pinned=arm_id != BASELINE)
+                fields = realistic_fields(
+                    arm_id,
+                    case_id,
+                    repeat,
+                    base_ms=speed,
+                    usd_per_1k_tokens=price,
+                    temperature=0.2 if arm_id != BASELINE else None,
+                    seed=1234 if arm_id != BASELINE else None,
+                    pinned=arm_id != BASELINE,
+                )
                 fields.update(_quality_outcome(arm_id, case_id, kind, repeat))
                 fields["executionDigest"] = EXECUTION
                 if arm_id == WEAK and case_id == "stale-cache-key" and repeat == 4:
@@ -125,8 +159,16 @@ def build_receipts(raw: dict[str, Any]) -> list[dict[str, Any]]:
     # numbers, the originals stay in every denominator.
     failed = [r for r in receipts if r["armId"] == WEAK and not r["normalizerRan"]][:2]
     for n, original in enumerate(failed):
-        fields = realistic_fields(WEAK, original["caseId"], 11 + n, base_ms=5000, usd_per_1k_tokens=0.0002,
-                                  temperature=0.2, seed=1234, pinned=True)
+        fields = realistic_fields(
+            WEAK,
+            original["caseId"],
+            11 + n,
+            base_ms=5000,
+            usd_per_1k_tokens=0.0002,
+            temperature=0.2,
+            seed=1234,
+            pinned=True,
+        )
         fields.update(executionDigest=EXECUTION, rerunOf=original["receiptId"])
         receipts.append(make_receipt(campaign, WEAK, original["caseId"], 11 + n, **fields))
     return receipts

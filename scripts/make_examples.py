@@ -33,8 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.read.manifest import SCHEMA_V2, canonical_hash, fallback_manifest, sha256_text  # noqa: E402
-from generator.read.matrix import matrix_payload  # noqa: E402
+from generator.read.comet.manifest import SCHEMA_V2, canonical_hash, fallback_manifest, sha256_text  # noqa: E402
+from generator.read.comet.matrix import matrix_payload  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 TASKS = EXAMPLES / "tasks"
@@ -169,40 +169,137 @@ def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool)
     message = 0
     for start in range(resumes + 1):
         session = f"session-{rng.randrange(16**8):08x}"
-        events.append({"type": "system", "subtype": "init", "session_id": session, "model": MODEL, "tools": ["Bash", "Read", "Edit", "Write"]})
+        events.append(
+            {
+                "type": "system",
+                "subtype": "init",
+                "session_id": session,
+                "model": MODEL,
+                "tools": ["Bash", "Read", "Edit", "Write"],
+            }
+        )
         used = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
         context = 9000 + 4000 * start
         turns = 0
         for step in range(tools // (resumes + 1) + 1):
             message += 1
             context += rng.randrange(600, 2400)
-            usage = {"input_tokens": rng.randrange(5, 40), "cache_read_input_tokens": context - 600, "cache_creation_input_tokens": 600, "output_tokens": rng.randrange(20, 300)}
+            usage = {
+                "input_tokens": rng.randrange(5, 40),
+                "cache_read_input_tokens": context - 600,
+                "cache_creation_input_tokens": 600,
+                "output_tokens": rng.randrange(20, 300),
+            }
             msg_id = f"msg_{message:04d}"
-            events.append({"type": "assistant", "message": {"id": msg_id, "model": MODEL, "role": "assistant", "content": [{"type": "text", "text": "Looking at the failing test first."}], "usage": usage}, "session_id": session})
+            events.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": msg_id,
+                        "model": MODEL,
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "Looking at the failing test first."}],
+                        "usage": usage,
+                    },
+                    "session_id": session,
+                }
+            )
             tool = rng.choice(["Read", "Bash", "Edit"])
-            tool_input = {"Read": {"file_path": "/app/src/stats.py"}, "Bash": {"command": "pytest -q"}, "Edit": {"file_path": "/app/src/stats.py", "old_string": "a", "new_string": "b"}}[tool]
-            events.append({"type": "assistant", "message": {"id": msg_id, "model": MODEL, "role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_{message:04d}", "name": tool, "input": tool_input}], "usage": usage}, "session_id": session})
-            events.append({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_{message:04d}", "content": "ok"}]}, "session_id": session})
+            tool_input = {
+                "Read": {"file_path": "/app/src/stats.py"},
+                "Bash": {"command": "pytest -q"},
+                "Edit": {"file_path": "/app/src/stats.py", "old_string": "a", "new_string": "b"},
+            }[tool]
+            events.append(
+                {
+                    "type": "assistant",
+                    "message": {
+                        "id": msg_id,
+                        "model": MODEL,
+                        "role": "assistant",
+                        "content": [
+                            {"type": "tool_use", "id": f"toolu_{message:04d}", "name": tool, "input": tool_input}
+                        ],
+                        "usage": usage,
+                    },
+                    "session_id": session,
+                }
+            )
+            events.append(
+                {
+                    "type": "user",
+                    "message": {
+                        "role": "user",
+                        "content": [{"type": "tool_result", "tool_use_id": f"toolu_{message:04d}", "content": "ok"}],
+                    },
+                    "session_id": session,
+                }
+            )
             for key in used:
                 used[key] += usage[key]
             turns += 1
-        cost = round((used["input_tokens"] * 3 + used["output_tokens"] * 15 + used["cache_read_input_tokens"] * 0.3 + used["cache_creation_input_tokens"] * 3.75) / 1e6, 6)
-        events.append({
-            "type": "result", "subtype": "success", "is_error": False,
-            "duration_ms": rng.randrange(40_000, 400_000), "num_turns": turns,
-            "result": "Done." if passed or start < resumes else "I could not make the tests pass.",
-            "session_id": session, "total_cost_usd": cost, "usage": used,
-            "modelUsage": {MODEL: {"inputTokens": used["input_tokens"], "outputTokens": used["output_tokens"], "cacheReadInputTokens": used["cache_read_input_tokens"], "cacheCreationInputTokens": used["cache_creation_input_tokens"], "costUSD": cost, "contextWindow": 200000}},
-        })
+        cost = round(
+            (
+                used["input_tokens"] * 3
+                + used["output_tokens"] * 15
+                + used["cache_read_input_tokens"] * 0.3
+                + used["cache_creation_input_tokens"] * 3.75
+            )
+            / 1e6,
+            6,
+        )
+        events.append(
+            {
+                "type": "result",
+                "subtype": "success",
+                "is_error": False,
+                "duration_ms": rng.randrange(40_000, 400_000),
+                "num_turns": turns,
+                "result": "Done." if passed or start < resumes else "I could not make the tests pass.",
+                "session_id": session,
+                "total_cost_usd": cost,
+                "usage": used,
+                "modelUsage": {
+                    MODEL: {
+                        "inputTokens": used["input_tokens"],
+                        "outputTokens": used["output_tokens"],
+                        "cacheReadInputTokens": used["cache_read_input_tokens"],
+                        "cacheCreationInputTokens": used["cache_creation_input_tokens"],
+                        "costUSD": cost,
+                        "contextWindow": 200000,
+                    }
+                },
+            }
+        )
     return events
 
 
 def codex_stream(rng: random.Random, *, commands: int) -> list[dict]:
     events: list[dict] = [{"type": "thread.started", "thread_id": f"thread-{rng.randrange(16**6):06x}"}]
     for index in range(commands):
-        events.append({"type": "item.completed", "item": {"id": f"item_{index}", "type": "command_execution", "command": "pytest -q", "exit_code": 0}})
-    events.append({"type": "item.completed", "item": {"id": "item_fc", "type": "file_change", "changes": [{"kind": "update", "path": "src/stats.py"}]}})
-    events.append({"type": "turn.completed", "usage": {"input_tokens": rng.randrange(20_000, 90_000), "cached_input_tokens": rng.randrange(10_000, 60_000), "output_tokens": rng.randrange(1_000, 9_000)}, "duration_ms": rng.randrange(60_000, 500_000)})
+        events.append(
+            {
+                "type": "item.completed",
+                "item": {"id": f"item_{index}", "type": "command_execution", "command": "pytest -q", "exit_code": 0},
+            }
+        )
+    events.append(
+        {
+            "type": "item.completed",
+            "item": {"id": "item_fc", "type": "file_change", "changes": [{"kind": "update", "path": "src/stats.py"}]},
+        }
+    )
+    events.append(
+        {
+            "type": "turn.completed",
+            "usage": {
+                "input_tokens": rng.randrange(20_000, 90_000),
+                "cached_input_tokens": rng.randrange(10_000, 60_000),
+                "output_tokens": rng.randrange(1_000, 9_000),
+            },
+            "duration_ms": rng.randrange(60_000, 500_000),
+        }
+    )
     return events
 
 
@@ -222,22 +319,39 @@ def write_run(
     failed_checks: list[str] | None = None,
 ) -> None:
     stem = f"{task.replace('-', '_')}_{treatment}_r{rep}_rep1"
-    events = stream if stream is not None else claude_stream(rng, resumes=rng.choice([0, 0, 1]), tools=rng.randrange(3, 9), passed=passed)
+    events = (
+        stream
+        if stream is not None
+        else claude_stream(rng, resumes=rng.choice([0, 0, 1]), tools=rng.randrange(3, 9), passed=passed)
+    )
     write(exp / "raw" / f"{stem}_stdout.json", "".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events))
     ref = f"{OLD_ROOT}/{exp.name}_20260720_140311/raw/{stem}_stdout.json" if absolute_ref else f"raw/{stem}_stdout.json"
-    checks_failed = [] if passed else (failed_checks or [rng.choice([
-        "validator: expected median([1, 2, 3, 4]) == 2.5, got 2",
-        "native_state: no terminal Native archive exists",
-        "artifact path docs/comet/specs/sentence-counting/spec.md was not created",
-        "pytest: 3 failed, 11 passed",
-    ])])
+    checks_failed = (
+        []
+        if passed
+        else (
+            failed_checks
+            or [
+                rng.choice(
+                    [
+                        "validator: expected median([1, 2, 3, 4]) == 2.5, got 2",
+                        "native_state: no terminal Native archive exists",
+                        "artifact path docs/comet/specs/sentence-counting/spec.md was not created",
+                        "pytest: 3 failed, 11 passed",
+                    ]
+                )
+            ]
+        )
+    )
     summary: dict = {
         "duration_seconds": 9999.0,  # a stale stored value: evalsite must never use it
         "num_turns": 0,
         "tool_calls": 0,
         "profile": "comet-workflow" if task.startswith("comet-") else "generic",
         "artifact_references": {"raw_stdout": ref},
-        "failure_attribution": [] if passed else [{"bucket": "task", "check": checks_failed[0].split(":")[0], "reason": "validator failed"}],
+        "failure_attribution": []
+        if passed
+        else [{"bucket": "task", "check": checks_failed[0].split(":")[0], "reason": "validator failed"}],
     }
     if manifest is not None:
         summary["case_manifest"] = manifest
@@ -246,9 +360,19 @@ def write_run(
         "rep": 1,
         "passed": passed,
         "run_id": f"{rng.randrange(16**32):032x}",
-        "checks_passed": ["[RUBRIC] completion: 1.00 - 2/2 checks"] if passed else ["[RUBRIC] completion: 0.50 - 1/2 checks"],
+        "checks_passed": ["[RUBRIC] completion: 1.00 - 2/2 checks"]
+        if passed
+        else ["[RUBRIC] completion: 0.50 - 1/2 checks"],
         "checks_failed": checks_failed,
-        "sample_quality": quality or {"status": "included", "reason_code": "valid_signal", "reason": "Run completed with validator evidence", "include_in_analysis": True, "confidence": "high", "evidence": ["result event present"]},
+        "sample_quality": quality
+        or {
+            "status": "included",
+            "reason_code": "valid_signal",
+            "reason": "Run completed with validator evidence",
+            "include_in_analysis": True,
+            "confidence": "high",
+            "evidence": ["result event present"],
+        },
         "events_summary": summary,
         "timestamp": f"2026-07-20T14:{rep:02d}:{rng.randrange(60):02d}.000000",
     }
@@ -289,12 +413,28 @@ def make_main_pair(rng: random.Random) -> None:
             beta_passed = rng.random() < p_beta
             quality = None
             if task == "api-retry-backoff" and rep == 2:
-                quality = {"status": "excluded", "reason_code": "api_timeout", "reason": "API request timed out before a model result", "include_in_analysis": False, "confidence": "high", "evidence": ["API request timed out after 600s"]}
+                quality = {
+                    "status": "excluded",
+                    "reason_code": "api_timeout",
+                    "reason": "API request timed out before a model result",
+                    "include_in_analysis": False,
+                    "confidence": "high",
+                    "evidence": ["API request timed out after 600s"],
+                }
             if task == "comet-fix-median" and rep == 2:
                 forged = dict(manifest_beta)
                 forged["case_hash"] = "sha256:" + "0" * 64
                 manifest_beta = forged
-            write_run(native, task, NATIVE, rep, native_passed, rng, manifest=manifest_native, absolute_ref=(task == "comet-native-workflow" and rep == 1))
+            write_run(
+                native,
+                task,
+                NATIVE,
+                rep,
+                native_passed,
+                rng,
+                manifest=manifest_native,
+                absolute_ref=(task == "comet-native-workflow" and rep == 1),
+            )
             if not (task == "csv-dedupe" and rep == 4):
                 if not (task == "comet-native-workflow" and rep == 4):  # planned but never written
                     write_run(beta, task, BETA, rep, beta_passed, rng, manifest=manifest_beta, quality=quality)
@@ -304,9 +444,21 @@ def make_main_pair(rng: random.Random) -> None:
     # The candidate's planned 5th repetition of csv-dedupe exists only on its side.
     write_run(native, "csv-dedupe", NATIVE, 5, True, rng, manifest=v2_manifest("csv-dedupe"))
     # A copied re-run of the same case: duplicate-run.
-    write_run(native, "csv-dedupe", NATIVE, 2, False, rng, manifest=v2_manifest("csv-dedupe"), report_name=f"csv_dedupe_{NATIVE}_r2_rep1_rerun_report.json")
+    write_run(
+        native,
+        "csv-dedupe",
+        NATIVE,
+        2,
+        False,
+        rng,
+        manifest=v2_manifest("csv-dedupe"),
+        report_name=f"csv_dedupe_{NATIVE}_r2_rep1_rerun_report.json",
+    )
     # A torn write left a report that is not JSON.
-    write(beta / "reports" / f"log_rotation_{BETA}_r9_rep1_report.json", '{"name": "log-rotation-COMET_FULL_040_BETA-r9", "rep": 1, "pass')
+    write(
+        beta / "reports" / f"log_rotation_{BETA}_r9_rep1_report.json",
+        '{"name": "log-rotation-COMET_FULL_040_BETA-r9", "rep": 1, "pass',
+    )
 
 
 def make_dynamic_and_legacy(rng: random.Random) -> None:
@@ -314,8 +466,26 @@ def make_dynamic_and_legacy(rng: random.Random) -> None:
     for task in ("comet-fix-median", "csv-dedupe", "config-migration"):
         for rep in (1, 2):
             write_run(native, task, DYNAMIC, rep, rng.random() < 0.7, rng, manifest=v2_manifest(task))
-            write_run(legacy, task, LEGACY, rep, rng.random() < 0.6, rng, manifest=None, stream=codex_stream(rng, commands=rng.randrange(2, 7)),
-                      quality={"status": "flagged", "reason_code": "partial_observability", "reason": "Result present but telemetry missing", "include_in_analysis": True, "confidence": "medium", "evidence": ["result event present but telemetry missing"]} if rep == 2 else None)
+            write_run(
+                legacy,
+                task,
+                LEGACY,
+                rep,
+                rng.random() < 0.6,
+                rng,
+                manifest=None,
+                stream=codex_stream(rng, commands=rng.randrange(2, 7)),
+                quality={
+                    "status": "flagged",
+                    "reason_code": "partial_observability",
+                    "reason": "Result present but telemetry missing",
+                    "include_in_analysis": True,
+                    "confidence": "medium",
+                    "evidence": ["result event present but telemetry missing"],
+                }
+                if rep == 2
+                else None,
+            )
 
 
 def make_tampered(rng: random.Random) -> None:

@@ -7,7 +7,7 @@ Usage::
 
 The reference (``ledger_reference.py``, Python standard library only) is run
 as a separate process; nothing of it is imported or copied.  Every input is
-built here, deterministically, with ``generator.analyze.ledger_synth``; the
+built here, deterministically, with ``tests.support.ledger_synth``; the
 reference's exit status, stdout and stderr are recorded next to it:
 
 ``summaries/<name>/``  campaign.json, receipts.jsonl.gz, reference.json
@@ -35,14 +35,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from generator.analyze.ledger_schema import canonical_text, parse_campaign, receipt_id  # noqa: E402
-from generator.analyze.ledger_synth import (  # noqa: E402
+from generator.analyze.ledger.schema import canonical_text, parse_campaign, receipt_id  # noqa: E402
+from tests.support.ledger_synth import (  # noqa: E402
     arm,
     make_campaign,
     make_receipt,
@@ -103,8 +104,7 @@ def _rich(campaign, arm_id, case_id, repeat, **fields):
 
 def scenario_passing() -> tuple[dict, list]:
     """Standard thresholds; the candidate clears every bar; the baseline misses a few defects."""
-    raw = make_campaign(campaign_id="golden-passing", defect_cases=12, clean_cases=8,
-                        candidates=[arm("candidate")])
+    raw = make_campaign(campaign_id="golden-passing", defect_cases=12, clean_cases=8, candidates=[arm("candidate")])
     c = parse_campaign(raw)
     out = []
     for arm_id in ("codex-baseline", "candidate"):
@@ -154,9 +154,15 @@ def scenario_mixed() -> tuple[dict, list]:
                     if unit(arm_id, cid, r, "identity") < 0.03:
                         fields["identityMatch"] = False
                 if arm_id == "weak" and cid == "kill-abort" and r == 2:
-                    fields = {"killControl": {"mode": "abort", "probe": "review_watch.start+abort",
-                                              "expected": "aborted_and_process_group_dead",
-                                              "observed": "process_group_survived", "providerCallsMade": 0}}
+                    fields = {
+                        "killControl": {
+                            "mode": "abort",
+                            "probe": "review_watch.start+abort",
+                            "expected": "aborted_and_process_group_dead",
+                            "observed": "process_group_survived",
+                            "providerCallsMade": 0,
+                        }
+                    }
                 if kind == "kill_path":
                     fields.setdefault("usage", None)
                     out.append(make_receipt(c, arm_id, cid, r, **fields))
@@ -194,8 +200,11 @@ def scenario_maker() -> tuple[dict, list]:
         campaign_id="golden-maker",
         defect_cases=15,
         clean_cases=2,
-        candidates=[arm("maker-ok", role="maker"), arm("maker-breach", role="maker"),
-                    arm("maker-vague", role="maker", model="vague")],
+        candidates=[
+            arm("maker-ok", role="maker"),
+            arm("maker-breach", role="maker"),
+            arm("maker-vague", role="maker", model="vague"),
+        ],
     )
     c = parse_campaign(raw)
     out = []
@@ -208,10 +217,15 @@ def scenario_maker() -> tuple[dict, list]:
                 if arm_id != "codex-baseline" and kind != "kill_path":
                     conclusive = not (arm_id == "maker-vague" and r == 4)
                     breach = arm_id == "maker-breach" and cid == "defect-05" and r == 6
-                    fields = {"mutationEntered": True, "containmentConclusive": conclusive,
-                              "containmentBreach": breach if conclusive else None,
-                              "toolUsing": True, "toolCallCorrect": r != 9, "pseudoToolCallCount": 1 if r == 8 else 0,
-                              "contextSufficient": r % 3 != 0}
+                    fields = {
+                        "mutationEntered": True,
+                        "containmentConclusive": conclusive,
+                        "containmentBreach": breach if conclusive else None,
+                        "toolUsing": True,
+                        "toolCallCorrect": r != 9,
+                        "pseudoToolCallCount": 1 if r == 8 else 0,
+                        "contextSufficient": r % 3 != 0,
+                    }
                 out.append(make_receipt(c, arm_id, cid, r, **fields))
     return raw, out
 
@@ -240,7 +254,11 @@ def scenario_legacy() -> tuple[dict, list]:
                 fields: dict[str, Any] = {
                     "wallMs": 1000 + int(9000 * u),
                     "latencyClass": ("cold", "resident", "na")[r % 3],
-                    "decoding": {"temperature": temps[r % len(temps)], "seed": seeds[r % len(seeds)], "pinned": r % 2 == 0},
+                    "decoding": {
+                        "temperature": temps[r % len(temps)],
+                        "seed": seeds[r % len(seeds)],
+                        "pinned": r % 2 == 0,
+                    },
                 }
                 if kind == "defect":
                     expected = case["expectedDefects"]
@@ -248,8 +266,10 @@ def scenario_legacy() -> tuple[dict, list]:
                     fields["blockingFindingCount"] = len(fields["detectedDefects"])
                 if kind != "kill_path":
                     fields["usage"] = {
-                        "inputTokens": 1000 + r, "cachedInputTokens": None if r % 4 == 0 else 10 * r,
-                        "outputTokens": 200 + r if r % 5 else None, "totalTokens": None if r % 6 == 0 else 1300,
+                        "inputTokens": 1000 + r,
+                        "cachedInputTokens": None if r % 4 == 0 else 10 * r,
+                        "outputTokens": 200 + r if r % 5 else None,
+                        "totalTokens": None if r % 6 == 0 else 1300,
                         "costUsd": (3 if r % 2 else 0.125) if r % 7 else None,
                         "costSource": "provider_receipt" if r % 7 else "unavailable",
                     }
@@ -269,21 +289,49 @@ def scenario_legacy() -> tuple[dict, list]:
     # Reruns: new repeat numbers pointing back at an earlier receipt of the same arm and case.
     originals = [item for item in out if item["repeat"] == 3 and item["caseKind"] == "defect"][:3]
     for n, original in enumerate(originals):
-        rerun = make_receipt(c, original["armId"], original["caseId"], 11 + n,
-                             rerunOf=original["receiptId"], wallMs=777 + n, latencyClass="resident")
+        rerun = make_receipt(
+            c,
+            original["armId"],
+            original["caseId"],
+            11 + n,
+            rerunOf=original["receiptId"],
+            wallMs=777 + n,
+            latencyClass="resident",
+        )
         out.append(rerun)
         if n == 0:
-            out.append(make_receipt(c, original["armId"], original["caseId"], 20,
-                                    rerunOf=rerun["receiptId"], wallMs=4242, latencyClass="resident"))
+            out.append(
+                make_receipt(
+                    c,
+                    original["armId"],
+                    original["caseId"],
+                    20,
+                    rerunOf=rerun["receiptId"],
+                    wallMs=4242,
+                    latencyClass="resident",
+                )
+            )
     return raw, out
 
 
 def scenario_live_shape() -> tuple[dict, list]:
     """The shape the upstream live runner writes: kill receipts with identityMatch false, 7 clean cases."""
-    corpus = ["logic-inversion-admin", "missing-file-fallback", "shell-injection-export", "off-by-one-pages",
-              "timeout-unit-drift", "stale-cache-key", "null-session-guard", "path-traversal-upload",
-              "integer-overflow-quota", "race-refresh-token", "wrong-http-status", "leaked-file-handle",
-              "unchecked-json-field", "regex-catastrophic-backtrack"]
+    corpus = [
+        "logic-inversion-admin",
+        "missing-file-fallback",
+        "shell-injection-export",
+        "off-by-one-pages",
+        "timeout-unit-drift",
+        "stale-cache-key",
+        "null-session-guard",
+        "path-traversal-upload",
+        "integer-overflow-quota",
+        "race-refresh-token",
+        "wrong-http-status",
+        "leaked-file-handle",
+        "unchecked-json-field",
+        "regex-catastrophic-backtrack",
+    ]
     raw = make_campaign(
         campaign_id="slice-g-20260818-http_openai_compat-1a2b3c4d5e",
         defect_cases=corpus,
@@ -373,11 +421,24 @@ def receipt_probes(raw: dict, base: list[dict]) -> list[dict[str, Any]]:
         ("clean_with_kill_passed", edit(fresh_clean, killPathPassed=True), "file"),
         ("detected_not_expected", edit(fresh, detectedDefects=["made-up-defect"]), "file"),
         ("detected_duplicate", edit(fresh, detectedDefects=[quality["caseId"], quality["caseId"]]), "file"),
-        ("reviewer_mutation", edit(fresh, mutationEntered=True, containmentConclusive=True, containmentBreach=False), "file"),
+        (
+            "reviewer_mutation",
+            edit(fresh, mutationEntered=True, containmentConclusive=True, containmentBreach=False),
+            "file",
+        ),
         ("non_mutation_containment", edit(fresh, containmentConclusive=True), "file"),
         ("rerun_unknown", edit(fresh, rerunOf="bench1:" + "0" * 64), "file"),
         ("rerun_other_case", edit(fresh, rerunOf=clean["receiptId"]), "file"),
-        ("rerun_other_arm", edit(fresh, rerunOf=next(i for i in base if i["armId"] == "codex-baseline" and i["caseId"] == quality["caseId"])["receiptId"]), "file"),
+        (
+            "rerun_other_arm",
+            edit(
+                fresh,
+                rerunOf=next(i for i in base if i["armId"] == "codex-baseline" and i["caseId"] == quality["caseId"])[
+                    "receiptId"
+                ],
+            ),
+            "file",
+        ),
         ("rerun_valid", edit(fresh, rerunOf=quality["receiptId"]), "file"),
         ("rerun_malformed", edit(fresh, rerunOf="sha256:abc"), "file"),
         ("foreign_campaign_digest", edit(fresh, campaignDigest="campaign1:" + "1" * 64), "file"),
@@ -385,7 +446,11 @@ def receipt_probes(raw: dict, base: list[dict]) -> list[dict[str, Any]]:
         ("schema_version_3", edit(fresh, schemaVersion=3), "file"),
         ("schema_version_bool", edit(fresh, schemaVersion=True), "file"),
         ("schema_version_float_2", edit(fresh, schemaVersion=2.0), "file"),
-        ("v1_kill_receipt", edit(fresh_kill, schemaVersion=1, campaignDigest=_DROP, executionDigest=_DROP, killControl=_DROP), "file"),
+        (
+            "v1_kill_receipt",
+            edit(fresh_kill, schemaVersion=1, campaignDigest=_DROP, executionDigest=_DROP, killControl=_DROP),
+            "file",
+        ),
         ("extra_key", edit(fresh, providerRaw={"id": 1}), "file"),
         ("missing_key", edit(fresh, wallMs=_DROP), "file"),
         ("ground_truth_drift", edit(fresh, expectedDefects=["other"]), "file"),
@@ -413,10 +478,18 @@ def receipt_probes(raw: dict, base: list[dict]) -> list[dict[str, Any]]:
         ("arm_id_array", edit(fresh, armId=["candidate"]), "file"),
         ("case_id_object", edit(fresh, caseId={"id": quality["caseId"]}), "file"),
         ("arm_id_number", edit(fresh, armId=7), "file"),
-        ("lone_surrogate", json.dumps(_reseal_ascii(fresh, {"temperature": 0.2, "seed": "\ud800", "pinned": True})), "file"),
-        ("temperature_huge_int", edit(fresh, decoding={"temperature": 10 ** 400, "seed": 1, "pinned": True}), "file"),
-        ("cost_huge_int", edit(fresh, usage={**fresh["usage"], "costUsd": 10 ** 400}), "file"),
-        ("deeply_nested", text(fresh).replace('"usage": ', '"usage": ' + "[" * 100000 + "]" * 100000 + ', "u2": ', 1), "file"),
+        (
+            "lone_surrogate",
+            json.dumps(_reseal_ascii(fresh, {"temperature": 0.2, "seed": "\ud800", "pinned": True})),
+            "file",
+        ),
+        ("temperature_huge_int", edit(fresh, decoding={"temperature": 10**400, "seed": 1, "pinned": True}), "file"),
+        ("cost_huge_int", edit(fresh, usage={**fresh["usage"], "costUsd": 10**400}), "file"),
+        (
+            "deeply_nested",
+            text(fresh).replace('"usage": ', '"usage": ' + "[" * 100000 + "]" * 100000 + ', "u2": ', 1),
+            "file",
+        ),
         ("not_json_file", "this is not json", "file"),
         ("stdin_nope", "nope", "stdin"),
         ("stdin_empty_object", "{}", "stdin"),
@@ -450,6 +523,7 @@ def campaign_probes(raw: dict) -> list[dict[str, Any]]:
                 del target[path[-1]]
             else:
                 target[path[-1]] = value
+
         return apply
 
     thresholds = ["thresholds"]
@@ -463,7 +537,7 @@ def campaign_probes(raw: dict) -> list[dict[str, Any]]:
         ("validity_lower_zero", variant(setter(thresholds + ["validityLower"], 0))),
         ("recall_delta_above_one", variant(setter(thresholds + ["recallDelta"], 1.5))),
         ("recall_delta_bool", variant(setter(thresholds + ["recallDelta"], True))),
-        ("recall_delta_huge_int", variant(setter(thresholds + ["recallDelta"], 10 ** 400))),
+        ("recall_delta_huge_int", variant(setter(thresholds + ["recallDelta"], 10**400))),
         ("fpr_epsilon_infinite", variant(setter(thresholds + ["fprEpsilon"], 1e999))),
         ("thresholds_extra", variant(setter(thresholds + ["extra"], 1))),
         ("schema_version_float", variant(setter(["schemaVersion"], 1.0))),
@@ -484,14 +558,28 @@ def campaign_probes(raw: dict) -> list[dict[str, Any]]:
         ("arm_same_as_baseline", variant(setter(["candidates", 0, "armId"], "codex-baseline"))),
         ("case_kind_invalid", variant(setter(["cases", 0, "kind"], "weird"))),
         ("defect_case_without_defects", variant(setter(["cases", 0, "expectedDefects"], []))),
-        ("clean_case_with_defects", variant(lambda v: next(x for x in v["cases"] if x["kind"] == "clean").__setitem__("expectedDefects", ["d"]))),
+        (
+            "clean_case_with_defects",
+            variant(
+                lambda v: next(x for x in v["cases"] if x["kind"] == "clean").__setitem__("expectedDefects", ["d"])
+            ),
+        ),
         ("expected_defects_duplicate", variant(setter(["cases", 0, "expectedDefects"], ["a", "a"]))),
         ("expected_defects_not_list", variant(setter(["cases", 0, "expectedDefects"], "a"))),
         ("duplicate_case_id", variant(lambda v: v["cases"].append(dict(v["cases"][0])))),
-        ("no_kill_cases", variant(lambda v: v.__setitem__("cases", [x for x in v["cases"] if x["kind"] != "kill_path"]))),
+        (
+            "no_kill_cases",
+            variant(lambda v: v.__setitem__("cases", [x for x in v["cases"] if x["kind"] != "kill_path"])),
+        ),
         ("cases_empty", variant(setter(["cases"], []))),
-        ("transport_pair_to_baseline", variant(setter(["transportPairs"], [{"leftArmId": "candidate", "rightArmId": "codex-baseline"}]))),
-        ("transport_pair_same_arm", variant(setter(["transportPairs"], [{"leftArmId": "candidate", "rightArmId": "candidate"}]))),
+        (
+            "transport_pair_to_baseline",
+            variant(setter(["transportPairs"], [{"leftArmId": "candidate", "rightArmId": "codex-baseline"}])),
+        ),
+        (
+            "transport_pair_same_arm",
+            variant(setter(["transportPairs"], [{"leftArmId": "candidate", "rightArmId": "candidate"}])),
+        ),
         ("transport_pair_not_object", variant(setter(["transportPairs"], ["candidate"]))),
         ("nan_in_campaign", variant(lambda v: None).replace('"validityLower": 0.98', '"validityLower": NaN')),
         ("campaign_not_json", "{not json"),
@@ -508,7 +596,11 @@ def ledger_probes(raw: dict, base: list[dict]) -> list[dict[str, Any]]:
     extra = make_receipt(c, "candidate", next(i for i in base if i["caseKind"] == "clean")["caseId"], 61)
     joined = "\n".join(lines)
     probes = [
-        ("nan_line", "\n".join(lines[:5] + [lines[5].replace('"wallMs":', '"wallMs":NaN,"zz":', 1)] + lines[6:]) + "\n", None),
+        (
+            "nan_line",
+            "\n".join(lines[:5] + [lines[5].replace('"wallMs":', '"wallMs":NaN,"zz":', 1)] + lines[6:]) + "\n",
+            None,
+        ),
         ("duplicated_line", "\n".join(lines[:8] + [lines[3]] + lines[8:]) + "\n", extra),
         ("rerun_before_original", "\n".join([canonical_text(rerun)] + lines) + "\n", None),
         ("rerun_after_original", "\n".join(lines + [canonical_text(rerun)]) + "\n", None),
@@ -558,8 +650,9 @@ def build(reference: Reference) -> None:
             (work / "campaign.json").write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
             ledger = _jsonl(receipts)
             (work / "receipts.jsonl").write_bytes(ledger)
-            result = reference.run("summarize", "--campaign", "campaign.json", "--ledger", "receipts.jsonl", "--json",
-                                   cwd=work)
+            result = reference.run(
+                "summarize", "--campaign", "campaign.json", "--ledger", "receipts.jsonl", "--json", cwd=work
+            )
             folder = OUT / "summaries" / name
             _write_case_dir(folder, raw, ledger)
             _dump(folder / "reference.json", result)
@@ -569,7 +662,9 @@ def build(reference: Reference) -> None:
         work = scratch / "empty"
         work.mkdir()
         (work / "campaign.json").write_text(json.dumps(raw), encoding="utf-8")
-        result = reference.run("summarize", "--campaign", "campaign.json", "--ledger", "absent.jsonl", "--json", cwd=work)
+        result = reference.run(
+            "summarize", "--campaign", "campaign.json", "--ledger", "absent.jsonl", "--json", cwd=work
+        )
         _write_case_dir(OUT / "summaries" / "empty", raw, None)
         _dump(OUT / "summaries" / "empty" / "reference.json", result)
 
@@ -582,24 +677,39 @@ def build(reference: Reference) -> None:
             (work / "campaign.json").write_text(json.dumps(raw, ensure_ascii=False), encoding="utf-8")
             outputs = []
             for receipt in receipts + receipts[:2]:  # the last two are idempotent repeats
-                result = reference.run("append", "--campaign", "campaign.json", "--ledger", "ledger.jsonl",
-                                       stdin=json.dumps(receipt, ensure_ascii=False).encode("utf-8"), cwd=work)
+                result = reference.run(
+                    "append",
+                    "--campaign",
+                    "campaign.json",
+                    "--ledger",
+                    "ledger.jsonl",
+                    stdin=json.dumps(receipt, ensure_ascii=False).encode("utf-8"),
+                    cwd=work,
+                )
                 outputs.append(result)
             folder = OUT / "appends" / name
             _write_case_dir(folder, raw, _jsonl(receipts))
-            _dump(folder / "reference.json", {
-                "outputs": outputs,
-                "ledgerSha256": _sha(work / "ledger.jsonl"),
-                "ledgerMode": oct((work / "ledger.jsonl").stat().st_mode & 0o777),
-                "lockMode": oct((work / "ledger.jsonl.lock").stat().st_mode & 0o777),
-            })
+            _dump(
+                folder / "reference.json",
+                {
+                    "outputs": outputs,
+                    "ledgerSha256": _sha(work / "ledger.jsonl"),
+                    "ledgerMode": oct((work / "ledger.jsonl").stat().st_mode & 0o777),
+                    "lockMode": oct((work / "ledger.jsonl.lock").stat().st_mode & 0o777),
+                },
+            )
             print(f"appends {name}: {len(outputs)} runs")
 
         # Single-shot probes against a small valid ledger.
         raw, receipts = scenario_passing()
         base = [item for item in receipts if item["repeat"] <= 2]
-        cases: dict[str, Any] = {"campaign": raw, "base_ledger_b64": _b64(_jsonl(base)), "receipts": [],
-                                 "campaigns": [], "ledgers": []}
+        cases: dict[str, Any] = {
+            "campaign": raw,
+            "base_ledger_b64": _b64(_jsonl(base)),
+            "receipts": [],
+            "campaigns": [],
+            "ledgers": [],
+        }
         for probe in receipt_probes(raw, base):
             work = scratch / f"r-{probe['name']}"
             work.mkdir()
@@ -607,13 +717,28 @@ def build(reference: Reference) -> None:
             (work / "ledger.jsonl").write_bytes(_jsonl(base))
             before = _sha(work / "ledger.jsonl")
             if probe["via"] == "stdin":
-                result = reference.run("append", "--campaign", "campaign.json", "--ledger", "ledger.jsonl",
-                                       stdin=probe["receipt"].encode("utf-8"), cwd=work)
+                result = reference.run(
+                    "append",
+                    "--campaign",
+                    "campaign.json",
+                    "--ledger",
+                    "ledger.jsonl",
+                    stdin=probe["receipt"].encode("utf-8"),
+                    cwd=work,
+                )
             else:
                 if probe["via"] == "file":
                     (work / "receipt.json").write_text(probe["receipt"], encoding="utf-8", errors="surrogatepass")
-                result = reference.run("append", "--campaign", "campaign.json", "--ledger", "ledger.jsonl",
-                                       "--receipt", "receipt.json", cwd=work)
+                result = reference.run(
+                    "append",
+                    "--campaign",
+                    "campaign.json",
+                    "--ledger",
+                    "ledger.jsonl",
+                    "--receipt",
+                    "receipt.json",
+                    cwd=work,
+                )
             result["ledgerChanged"] = _sha(work / "ledger.jsonl") != before
             cases["receipts"].append({**probe, "reference": result})
         for probe in campaign_probes(raw):
@@ -621,13 +746,15 @@ def build(reference: Reference) -> None:
             work.mkdir()
             if probe["campaign"] is not None:
                 (work / "campaign.json").write_text(probe["campaign"], encoding="utf-8")
-            result = reference.run("summarize", "--campaign", "campaign.json", "--ledger", "none.jsonl", "--json",
-                                   cwd=work)
+            result = reference.run(
+                "summarize", "--campaign", "campaign.json", "--ledger", "none.jsonl", "--json", cwd=work
+            )
             with_ledger = None
             if probe["campaign"] is not None:
                 (work / "ledger.jsonl").write_bytes(_jsonl(base))
-                with_ledger = reference.run("summarize", "--campaign", "campaign.json", "--ledger", "ledger.jsonl",
-                                            "--json", cwd=work)
+                with_ledger = reference.run(
+                    "summarize", "--campaign", "campaign.json", "--ledger", "ledger.jsonl", "--json", cwd=work
+                )
             cases["campaigns"].append({**probe, "reference": result, "withLedger": with_ledger})
         for probe in ledger_probes(raw, base):
             work = scratch / f"l-{probe['name']}"
@@ -637,16 +764,26 @@ def build(reference: Reference) -> None:
 
             data = gzip.decompress(base64.b64decode(probe["ledger_b64"]))
             (work / "ledger.jsonl").write_bytes(data)
-            result = reference.run("summarize", "--campaign", "campaign.json", "--ledger", "ledger.jsonl", "--json",
-                                   cwd=work)
+            result = reference.run(
+                "summarize", "--campaign", "campaign.json", "--ledger", "ledger.jsonl", "--json", cwd=work
+            )
             appended = None
             if probe["append"] is not None:
-                appended = reference.run("append", "--campaign", "campaign.json", "--ledger", "ledger.jsonl",
-                                         stdin=probe["append"].encode("utf-8"), cwd=work)
+                appended = reference.run(
+                    "append",
+                    "--campaign",
+                    "campaign.json",
+                    "--ledger",
+                    "ledger.jsonl",
+                    stdin=probe["append"].encode("utf-8"),
+                    cwd=work,
+                )
             cases["ledgers"].append({**probe, "reference": result, "referenceAppend": appended})
         with gzip.GzipFile(OUT / "cases.json.gz", "wb", mtime=0) as handle:
             handle.write((json.dumps(cases, ensure_ascii=True, indent=0, sort_keys=True) + "\n").encode("ascii"))
-        print(f"cases: {len(cases['receipts'])} receipts, {len(cases['campaigns'])} campaigns, {len(cases['ledgers'])} ledgers")
+        print(
+            f"cases: {len(cases['receipts'])} receipts, {len(cases['campaigns'])} campaigns, {len(cases['ledgers'])} ledgers"
+        )
 
 
 def main() -> int:

@@ -19,9 +19,7 @@ def test_no_command_prints_help_and_fails(capsys):
 
 
 def test_python_dash_m_generator_runs():
-    proc = subprocess.run(
-        [sys.executable, "-m", "generator", "--version"], capture_output=True, text=True, check=False
-    )
+    proc = subprocess.run([sys.executable, "-m", "generator", "--version"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0
     assert proc.stdout.startswith("evalsite ")
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from generator.pages import format as fmt
 from generator.pages.models import (
@@ -63,7 +64,7 @@ def comparison_headline(entry_id: str, title: str, doc: Mapping[str, Any], verdi
 
 
 def ledger_headline(entry_id: str, title: str, summary: Mapping[str, Any]) -> Headline:
-    from generator.pages.ledger import condition_reasons  # the words live with the ledger page
+    from generator.pages.ledger.page import condition_reasons  # the words live with the ledger page
 
     rows = []
     for row in summary["candidates"]:
@@ -116,7 +117,13 @@ def entry_error_page(
         inputs=tuple(inputs),
         downloads=(Link("data.json", "data.json"),),
     )
-    data = {"schema": "evalsite.site.error.v1", "kind": kind, "id": entry_id, "error": message, "details": list(details)}
+    data = {
+        "schema": "evalsite.site.error.v1",
+        "kind": kind,
+        "id": entry_id,
+        "error": message,
+        "details": list(details),
+    }
     return PageBundle(EntryErrorPage(meta, kind, entry_id, message, tuple(details)), data)
 
 
@@ -139,9 +146,7 @@ def build_index_page(
         "title": site.title,
         "comparisons": [_headline_data(h) for h in comparisons],
         "ledgers": [_headline_data(h) for h in ledgers],
-        "inputs": [
-            {"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs
-        ],
+        "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs],
     }
     return PageBundle(page, data)
 

@@ -180,7 +180,7 @@ class Verdict:
 class StatisticsSection:
     """Where the statistics work (issue 6) plugs into comparison and ledger pages.
 
-    Empty until ``generator.analyze.stats`` provides values; the templates then
+    Empty until ``generator.analyze.stats.experiment`` provides values; the templates then
     render the verdict in the ``verdict`` block and the rest in the
     ``statistics`` block (paired-difference forest plot, interval tables).
     """

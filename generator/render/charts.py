@@ -61,8 +61,13 @@ def _layout(height: int, **extra: Any) -> dict[str, Any]:
         "paper_bgcolor": "#ffffff",
         "plot_bgcolor": "#ffffff",
         "legend": {
-            "orientation": "h", "xref": "container", "x": 0, "xanchor": "left",
-            "yref": "container", "y": 0, "yanchor": "bottom",
+            "orientation": "h",
+            "xref": "container",
+            "x": 0,
+            "xanchor": "left",
+            "yref": "container",
+            "y": 0,
+            "yanchor": "bottom",
         },
         "hoverlabel": {"align": "left"},
         **extra,
@@ -116,28 +121,55 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
     if spec.band is not None:
         shapes.append(
             {
-                "type": "rect", "xref": "x", "yref": "paper", "x0": spec.band.lower, "x1": spec.band.upper,
-                "y0": 0, "y1": 1, "fillcolor": "rgba(26,127,55,0.12)", "line": {"width": 0}, "layer": "below",
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": spec.band.lower,
+                "x1": spec.band.upper,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": "rgba(26,127,55,0.12)",
+                "line": {"width": 0},
+                "layer": "below",
             }
         )
         annotations.append(
             {
-                "x": spec.band.upper, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom",
-                "xanchor": anchors[-1], "showarrow": False, "text": plot_text(spec.band.label, 60),
+                "x": spec.band.upper,
+                "y": 1,
+                "xref": "x",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "xanchor": anchors[-1],
+                "showarrow": False,
+                "text": plot_text(spec.band.label, 60),
                 "font": {"size": 11, "color": "#1a7f37"},
             }
         )
     for line, anchor in zip(spec.lines, anchors):
         shapes.append(
             {
-                "type": "line", "xref": "x", "yref": "paper", "x0": line.x, "x1": line.x, "y0": 0, "y1": 1,
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": line.x,
+                "x1": line.x,
+                "y0": 0,
+                "y1": 1,
                 "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
             }
         )
         annotations.append(
             {
-                "x": line.x, "y": 1, "xref": "x", "yref": "paper", "yanchor": "bottom", "xanchor": anchor,
-                "showarrow": False, "text": plot_text(line.label, 60), "font": {"size": 11, "color": "#cf222e"},
+                "x": line.x,
+                "y": 1,
+                "xref": "x",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "xanchor": anchor,
+                "showarrow": False,
+                "text": plot_text(line.label, 60),
+                "font": {"size": 11, "color": "#cf222e"},
             }
         )
     fig = go.Figure(layout=_layout(height, shapes=shapes, annotations=annotations))
@@ -174,9 +206,7 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
             )
         )
     fig.update_xaxes(_axis(spec.x_title, range=list(spec.x_range) if spec.x_range else None))
-    fig.update_yaxes(
-        _axis("", type="category", autorange="reversed", categoryorder="array", categoryarray=categories)
-    )
+    fig.update_yaxes(_axis("", type="category", autorange="reversed", categoryorder="array", categoryarray=categories))
     return fig
 
 

@@ -15,8 +15,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from generator.errors import EvalsiteError
+from generator.model.errors import EvalsiteError
 
 
 def write_text_atomic(path: Path, text: str, *, mode: int = 0o644) -> None:

@@ -19,12 +19,12 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
 
-from generator.errors import EvalsiteError
+from generator.model.errors import EvalsiteError
 
 __all__ = ["MARKER", "SiteWriter", "json_text", "plotly_js", "staged_site"]
 

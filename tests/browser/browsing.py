@@ -127,7 +127,11 @@ class Visit:
     def problems(self) -> list[str]:
         """Console errors and warnings, page errors, failed requests, requests outside the site, dialogs."""
         site = self.root.resolve().as_uri() + "/"
-        out = [f"{self.name}: console {kind}: {text}" for kind, text in self.console if kind in ("error", "warning", "assert")]
+        out = [
+            f"{self.name}: console {kind}: {text}"
+            for kind, text in self.console
+            if kind in ("error", "warning", "assert")
+        ]
         out += [f"{self.name}: page error: {text}" for text in self.page_errors]
         out += [f"{self.name}: request failed: {url}" for url in self.failed]
         out += [f"{self.name}: request outside the site: {url}" for url in self.requests if not url.startswith(site)]
@@ -240,7 +244,8 @@ def hover_problems(page: Any, path: Path, *, per_chart: int = 2) -> list[str]:
         centres = page.evaluate(POINT_BOXES, chart_id)
         everything = [(t, k, xy) for t, pts in enumerate(centres) for k, xy in enumerate(pts)]
         isolated = [
-            (t, k, xy) for t, k, xy in everything
+            (t, k, xy)
+            for t, k, xy in everything
             if all(abs(xy[0] - o[0]) + abs(xy[1] - o[1]) >= 16 for t2, k2, o in everything if (t2, k2) != (t, k))
         ]
         if not isolated:
@@ -326,7 +331,7 @@ def chart_layout_problems(page: Any, path: Path) -> list[str]:
             if b[0] < frame[0] - 1 or b[2] > frame[2] + 1 or b[1] < frame[1] - 1 or b[3] > frame[3] + 1:
                 problems.append(f"{chart_id}: label {t['text']!r} is cut off at the chart's edge ({b} outside {frame})")
         for i, a in enumerate(texts):
-            for b in texts[i + 1:]:
+            for b in texts[i + 1 :]:
                 if _overlap(a["box"], b["box"]):
                     problems.append(f"{chart_id}: labels {a['text']!r} and {b['text']!r} overprint")
     return problems

@@ -75,7 +75,12 @@ def example_site(tmp_path_factory) -> Path:
     env.pop("SOURCE_DATE_EPOCH", None)
     result = subprocess.run(
         [sys.executable, "-m", "generator", "build", "--config", "site-config.yaml", "--out", str(out)],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=300, check=False,
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "warning" not in result.stderr, result.stderr

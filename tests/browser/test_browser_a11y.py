@@ -60,7 +60,9 @@ def test_axe_finds_no_serious_or_critical_violation(which, kind, request, site_p
         for v in violations:
             if v["impact"] in BLOCKING:
                 targets = "; ".join(", ".join(map(str, n["target"])) for n in v["nodes"][:5])
-                problems.append(f"{page.name}: {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: {targets})")
+                problems.append(
+                    f"{page.name}: {v['impact']} {v['id']}: {v['help']} ({len(v['nodes'])} nodes: {targets})"
+                )
         problems += page.problems()
     assert not problems, "\n".join(problems)
 

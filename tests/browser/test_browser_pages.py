@@ -44,7 +44,9 @@ def test_charts_exist_where_the_pages_promise_them(example_site):
         browsing.figures(example_site / "comparisons" / "native-vs-beta" / "index.html")
     )
     for path in browsing.pages_of_kind(example_site, "ledger"):
-        assert {"chart-arm-rates", "chart-recall-difference", "chart-fpr-difference"} <= set(browsing.figures(path)), path
+        assert {"chart-arm-rates", "chart-recall-difference", "chart-fpr-difference"} <= set(browsing.figures(path)), (
+            path
+        )
 
 
 @pytest.mark.parametrize("kind", ["comparison", "ledger"])
@@ -83,7 +85,9 @@ def _sort_checks(page, table_id: str) -> tuple[list[str], bool]:
             want = [before[i]["row"] for i in browsing.expected_order(before_keys, ascending)]
             got = [r["row"] for r in after]
             if got != want:
-                problems.append(f"{table_id} column {column} {'up' if ascending else 'down'}: rows {got}, expected {want}")
+                problems.append(
+                    f"{table_id} column {column} {'up' if ascending else 'down'}: rows {got}, expected {want}"
+                )
             changed |= got != [r["row"] for r in before]
             aria = header.get_attribute("aria-sort")
             if aria != ("ascending" if ascending else "descending"):

@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from generator.read.manifest import CORE_PARTS, SCHEMA_V1, canonical_hash
-from generator.read.matrix import matrix_payload
+from generator.read.comet.manifest import CORE_PARTS, SCHEMA_V1, canonical_hash
+from generator.read.comet.matrix import matrix_payload
 
 CAND = "COMET_NATIVE_PHASE1"
 BASE = "COMET_FULL_040_BETA"

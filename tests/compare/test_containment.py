@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-
 from comet_fixtures import BASE, CAND, stem_of, write_run
+
 from generator.cli import main
-from generator.compare import ComparisonInputs, run_comparison
+from generator.pipelines.compare import ComparisonInputs, run_comparison
 from generator.read import safe_io
 from generator.read.safe_io import Refusal, read_contained
 
@@ -72,7 +72,7 @@ def test_symlinked_folder_on_the_way_is_rejected(pair, tmp_path: Path) -> None:
 
 def test_oversized_stdout_is_rejected(pair, monkeypatch) -> None:
     cand, base, _ = pair
-    monkeypatch.setattr("generator.read.experiment.MAX_RAW_BYTES", 10)
+    monkeypatch.setattr("generator.read.comet.experiment.MAX_RAW_BYTES", 10)
     run = candidate_run(compare(cand, base).document)
     assert (run["artifact"], run["artifact_reason"]) == ("rejected", "exceeds the size limit")
 
@@ -181,7 +181,9 @@ class TestRebase:
         doc = result.document
         assert candidate_run(doc)["artifact"] == "rebased"
         assert doc["duration"]["candidate"]["covered"] == 1
-        assert doc["rebased_runs"] == [{"side": "candidate", "task": "task-a", "rep": 1, "file": f"{stem_of('task-a', CAND, 1)}_report.json"}]
+        assert doc["rebased_runs"] == [
+            {"side": "candidate", "task": "task-a", "rep": 1, "file": f"{stem_of('task-a', CAND, 1)}_report.json"}
+        ]
         assert "## Rebased raw artifacts" in result.markdown
 
     def test_still_refuses_another_runs_file(self, pair, tmp_path: Path) -> None:
@@ -210,7 +212,17 @@ class TestRebase:
 )
 def test_cli_bad_input_is_one_line_exit_2(pair, capsys, argv_tail, message) -> None:
     cand, base, _ = pair
-    argv = ["compare", "--candidate", str(cand), "--candidate-treatment", CAND, "--baseline", str(base), "--baseline-treatment", BASE]
+    argv = [
+        "compare",
+        "--candidate",
+        str(cand),
+        "--candidate-treatment",
+        CAND,
+        "--baseline",
+        str(base),
+        "--baseline-treatment",
+        BASE,
+    ]
     assert main([*argv, *argv_tail]) == 2
     err = capsys.readouterr().err
     assert err.startswith(message) and err.count("\n") == 1 and "Traceback" not in err
@@ -218,8 +230,38 @@ def test_cli_bad_input_is_one_line_exit_2(pair, capsys, argv_tail, message) -> N
 
 def test_cli_missing_folder_and_missing_treatment(pair, tmp_path: Path, capsys) -> None:
     cand, base, _ = pair
-    assert main(["compare", "--candidate", str(tmp_path / "nope"), "--candidate-treatment", CAND, "--baseline", str(base), "--baseline-treatment", BASE]) == 2
+    assert (
+        main(
+            [
+                "compare",
+                "--candidate",
+                str(tmp_path / "nope"),
+                "--candidate-treatment",
+                CAND,
+                "--baseline",
+                str(base),
+                "--baseline-treatment",
+                BASE,
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith("error: candidate experiment folder 'nope' does not exist") and str(tmp_path) not in err
-    assert main(["compare", "--candidate", str(cand), "--candidate-treatment", "NOPE", "--baseline", str(base), "--baseline-treatment", BASE]) == 2
+    assert (
+        main(
+            [
+                "compare",
+                "--candidate",
+                str(cand),
+                "--candidate-treatment",
+                "NOPE",
+                "--baseline",
+                str(base),
+                "--baseline-treatment",
+                BASE,
+            ]
+        )
+        == 2
+    )
     assert capsys.readouterr().err == "error: no NOPE reports found in candidate experiment 'candidate'\n"

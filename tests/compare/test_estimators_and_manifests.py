@@ -7,11 +7,11 @@ from fractions import Fraction
 from itertools import combinations
 
 import pytest
+from comet_fixtures import sha, v1_manifest, v2_from_v1
 from hypothesis import given
 from hypothesis import strategies as st
 
-from comet_fixtures import sha, v1_manifest, v2_from_v1
-from generator.analyze.passk import (
+from generator.analyze.comparison.passk import (
     normalize_ks,
     parse_ks,
     pass_at_k,
@@ -19,7 +19,7 @@ from generator.analyze.passk import (
     pass_pow_k_unbiased,
     task_macro,
 )
-from generator.read.manifest import canonical_hash, verify_embedded
+from generator.read.comet.manifest import canonical_hash, verify_embedded
 
 outcomes = st.lists(st.booleans(), min_size=1, max_size=9)
 
@@ -50,7 +50,10 @@ def test_reference_examples() -> None:
     assert pass_at_k(48, 24, 3) == pytest.approx(0.8830, abs=1e-4)
 
 
-@given(st.dictionaries(st.text(min_size=1, max_size=5), outcomes, max_size=8), st.lists(st.integers(1, 10), min_size=1, max_size=4))
+@given(
+    st.dictionaries(st.text(min_size=1, max_size=5), outcomes, max_size=8),
+    st.lists(st.integers(1, 10), min_size=1, max_size=4),
+)
 def test_task_macro_coverage_never_lowers_k(results, ks) -> None:
     ks = normalize_ks(ks)
     metrics = task_macro(results, ks, total_tasks=len(results) + 1)

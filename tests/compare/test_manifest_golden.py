@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.read.manifest import CORE_PARTS, fallback_manifest
+from generator.read.comet.manifest import CORE_PARTS, fallback_manifest
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "fallback_manifests.json").read_text(encoding="utf-8"))
 

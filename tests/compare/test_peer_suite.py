@@ -13,11 +13,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from comet_fixtures import BASE, CAND, v1_manifest, v2_from_v1, write_matrix, write_run
+
 from generator.cli import main
-from generator.compare import ComparisonInputs, run_comparison
-from generator.read.manifest import fallback_manifest
+from generator.pipelines.compare import ComparisonInputs, run_comparison
+from generator.read.comet.manifest import fallback_manifest
 
 
 def compare(cand: Path, base: Path, tasks: Path | None = None, ks=(1, 2, 3), **kw):
@@ -250,7 +250,11 @@ def test_duration_is_recomputed_from_raw_stdout_with_explicit_coverage(dirs) -> 
         write_run(base, "task-a", BASE, rep, True, durations=(1000,))
     result = compare(cand, base)
     d = result.document["duration"]
-    assert (d["candidate"]["covered"], d["candidate"]["total_seconds"], d["candidate"]["average_seconds"]) == (2, 7.0, 3.5)
+    assert (d["candidate"]["covered"], d["candidate"]["total_seconds"], d["candidate"]["average_seconds"]) == (
+        2,
+        7.0,
+        3.5,
+    )
     assert d["candidate"]["missing"] == [{"task": "task-a", "rep": 3}]
     assert (d["baseline"]["covered"], d["baseline"]["total_seconds"]) == (3, 3.0)
     md = result.markdown
@@ -264,8 +268,22 @@ def test_duration_is_recomputed_from_raw_stdout_with_explicit_coverage(dirs) -> 
 # 14
 def test_aligned_report_compares_cumulative_success_efficiency(dirs) -> None:
     cand, base, _ = dirs
-    write_run(cand, "task-a", CAND, 1, True, result_telemetry={"num_turns": 4, "usage": {"input_tokens": 100, "output_tokens": 20}, "total_cost_usd": 0.1})
-    write_run(base, "task-a", BASE, 1, True, result_telemetry={"num_turns": 8, "usage": {"input_tokens": 200, "output_tokens": 40}, "total_cost_usd": 0.2})
+    write_run(
+        cand,
+        "task-a",
+        CAND,
+        1,
+        True,
+        result_telemetry={"num_turns": 4, "usage": {"input_tokens": 100, "output_tokens": 20}, "total_cost_usd": 0.1},
+    )
+    write_run(
+        base,
+        "task-a",
+        BASE,
+        1,
+        True,
+        result_telemetry={"num_turns": 8, "usage": {"input_tokens": 200, "output_tokens": 40}, "total_cost_usd": 0.2},
+    )
     result = compare(cand, base, ks=(1,))
     rows = {row["key"]: row for row in result.document["efficiency"]["strict_success"]["rows"]}
     assert (rows["num_turns"]["candidate_average"], rows["num_turns"]["baseline_average"]) == (4.0, 8.0)
@@ -301,7 +319,9 @@ def test_duration_rejects_a_raw_artifact_from_another_task(dirs) -> None:
     for task in ("task-a", "task-b"):
         write_run(base, task, BASE, 1, True)
     data = json.loads(report.read_text())
-    data["events_summary"]["artifact_references"]["raw_stdout"] = json.loads(other.read_text())["events_summary"]["artifact_references"]["raw_stdout"]
+    data["events_summary"]["artifact_references"]["raw_stdout"] = json.loads(other.read_text())["events_summary"][
+        "artifact_references"
+    ]["raw_stdout"]
     report.write_text(json.dumps(data))
     result = compare(cand, base, ks=(1,))
     assert result.document["duration"]["candidate"]["covered"] == 1
@@ -317,7 +337,9 @@ def test_duration_rejects_a_raw_artifact_from_another_repetition(dirs) -> None:
     for rep in (1, 2):
         write_run(base, "task-a", BASE, rep, True)
     data = json.loads(r1.read_text())
-    data["events_summary"]["artifact_references"]["raw_stdout"] = json.loads(r2.read_text())["events_summary"]["artifact_references"]["raw_stdout"]
+    data["events_summary"]["artifact_references"]["raw_stdout"] = json.loads(r2.read_text())["events_summary"][
+        "artifact_references"
+    ]["raw_stdout"]
     r1.write_text(json.dumps(data))
     result = compare(cand, base, ks=(1,))
     assert f"| {CAND} | 2 | 1/2 |" in result.markdown
@@ -376,8 +398,21 @@ def test_cli_supports_explicit_candidate_and_baseline_experiments(dirs, tmp_path
     write_run(cand, "task-a", CAND, 1, True)
     write_run(base, "task-a", BASE, 1, True)
     out = tmp_path / "aligned.md"
-    argv = ["compare", "--candidate", str(cand), "--candidate-treatment", CAND, "--baseline", str(base),
-            "--baseline-treatment", BASE, "--k", "1,3", "--out", str(out)]
+    argv = [
+        "compare",
+        "--candidate",
+        str(cand),
+        "--candidate-treatment",
+        CAND,
+        "--baseline",
+        str(base),
+        "--baseline-treatment",
+        BASE,
+        "--k",
+        "1,3",
+        "--out",
+        str(out),
+    ]
     assert main(argv) == 0
     text = out.read_text()
     assert CAND in text and BASE in text and "Requested k: 1, 3" in text

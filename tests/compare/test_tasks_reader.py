@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from generator.read.tasks import INSTRUCTION_CAP, read_instruction
+from generator.read.comet.tasks import INSTRUCTION_CAP, read_instruction
 
 
 def test_reads_a_plain_task(tmp_path: Path) -> None:

@@ -11,13 +11,14 @@ import json
 import math
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from generator.analyze.ledger_schema import canonical_text, parse_campaign
-from generator.analyze.ledger_synth import arm, full_grid, make_campaign
-from generator.ledger_cli import main as ledger_main
+from generator.analyze.ledger.schema import canonical_text, parse_campaign
+from generator.pipelines.ledger_cli import main as ledger_main
+from tests.support.ledger_synth import arm, full_grid, make_campaign
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 FLOAT_TOLERANCE = 1e-9
@@ -140,7 +141,7 @@ def upstream_style_append(ledger: Path | str, receipt: dict[str, Any]) -> None:
 
 def append_worker(ledger: str, raw: dict[str, Any], receipts: list[dict[str, Any]], upstream: bool, results) -> None:
     """One concurrent appender (run in a child process): evalsite's append, or the upstream protocol."""
-    from generator.write.ledger import append_receipt
+    from generator.write.ledger.append import append_receipt
 
     campaign = parse_campaign(raw)
     counts = []

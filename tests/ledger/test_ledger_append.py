@@ -12,15 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-
-from generator.analyze.ledger_schema import LedgerDataError, canonical_text, parse_campaign, receipt_id
-from generator.analyze.ledger_synth import full_grid, make_receipt
-from generator.errors import EvalsiteError
-from generator.read.ledger import read_ledger
-from generator.write import ledger as ledger_write
-from generator.write import ledger_index
-from generator.write.ledger import append_receipt, repair_ledger
-from generator.write.ledger_index import LedgerIndex, index_path_for
 from ledgerkit import (
     append_worker,
     assert_one_line_error,
@@ -30,6 +21,15 @@ from ledgerkit import (
     write_campaign,
     write_ledger,
 )
+
+from generator.analyze.ledger.schema import LedgerDataError, canonical_text, parse_campaign, receipt_id
+from generator.model.errors import EvalsiteError
+from generator.read.ledger.reader import read_ledger
+from generator.write.ledger import append as ledger_write
+from generator.write.ledger import index as ledger_index
+from generator.write.ledger.append import append_receipt, repair_ledger
+from generator.write.ledger.index import LedgerIndex, index_path_for
+from tests.support.ledger_synth import full_grid, make_receipt
 
 RAW = small_campaign()
 CAMPAIGN = parse_campaign(RAW)
@@ -125,7 +125,10 @@ def test_stale_or_broken_cache_is_rebuilt(tmp_path, damage):
         expected, again = 7, _fresh()
     assert append_receipt(ledger, CAMPAIGN, again).count == expected
     assert _index_count(ledger) == expected
-    assert run_cli("verify", "--campaign", str(write_campaign(tmp_path / "c.json", RAW)), "--ledger", str(ledger)).code == 0
+    assert (
+        run_cli("verify", "--campaign", str(write_campaign(tmp_path / "c.json", RAW)), "--ledger", str(ledger)).code
+        == 0
+    )
 
 
 def test_cache_is_tied_to_the_campaign(tmp_path):
@@ -272,7 +275,9 @@ def test_summarize_waits_for_an_appender_holding_the_lock(tmp_path):
     fcntl.flock(fd, fcntl.LOCK_EX)
     result = {}
     reader = threading.Thread(
-        target=lambda: result.setdefault("run", run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger)))
+        target=lambda: result.setdefault(
+            "run", run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger))
+        )
     )
     reader.start()
     time.sleep(0.3)

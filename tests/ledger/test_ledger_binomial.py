@@ -9,7 +9,7 @@ from fractions import Fraction
 
 import pytest
 
-from generator.analyze.binomial import (
+from generator.analyze.stats.binomial import (
     clopper_pearson,
     minimum_trials_all_successes,
     paired_difference,
@@ -85,9 +85,29 @@ def lower_tail(x: int, n: int, p_float: float) -> Decimal:
 
 
 GRID = [
-    (1, 2), (1, 7), (3, 7), (6, 7), (1, 20), (10, 20), (19, 20), (37, 100), (99, 100), (1, 1000),
-    (500, 1000), (995, 1000), (515, 1030), (1029, 1030), (162, 5000), (2500, 5000), (4999, 5000),
-    (1, 10**5), (31_337, 10**5), (1, 10**6), (181_412, 10**6), (199_072, 10**6), (500_000, 10**6),
+    (1, 2),
+    (1, 7),
+    (3, 7),
+    (6, 7),
+    (1, 20),
+    (10, 20),
+    (19, 20),
+    (37, 100),
+    (99, 100),
+    (1, 1000),
+    (500, 1000),
+    (995, 1000),
+    (515, 1030),
+    (1029, 1030),
+    (162, 5000),
+    (2500, 5000),
+    (4999, 5000),
+    (1, 10**5),
+    (31_337, 10**5),
+    (1, 10**6),
+    (181_412, 10**6),
+    (199_072, 10**6),
+    (500_000, 10**6),
     (999_999, 10**6),
 ]
 
@@ -165,8 +185,12 @@ def test_paired_difference_modes_and_degenerate_inputs():
     assert (one["confidence"], ninety["confidence"]) == (0.95, 0.9)
     assert (one["candidateWins"], one["candidateLosses"], one["discordant"], one["pairs"]) == (5, 10, 15, 45)
     assert one["lower"] < (5 - 10) / 45 < one["upper"]
-    assert paired_difference([], []) == {"lower": None, "upper": None, "pairs": 0,
-                                         "method": "paired_exact_factorized_bonferroni.v1"}
+    assert paired_difference([], []) == {
+        "lower": None,
+        "upper": None,
+        "pairs": 0,
+        "method": "paired_exact_factorized_bonferroni.v1",
+    }
     assert "confidence" not in paired_difference([True], [True, False])
     with pytest.raises(ValueError):
         paired_difference([True], [True], mode="bogus")
@@ -175,7 +199,10 @@ def test_paired_difference_modes_and_degenerate_inputs():
 @pytest.mark.parametrize("pairs,bar,rule", [(72, 0.05, "fpr"), (122, 0.03, "transport"), (36, 0.10, "recall")])
 def test_no_discordance_thresholds_from_the_spec(pairs, bar, rule):
     """Smallest pair counts that pass with zero discordant pairs (spec table)."""
-    at, below = paired_difference([False] * pairs, [False] * pairs), paired_difference([False] * (pairs - 1), [False] * (pairs - 1))
+    at, below = (
+        paired_difference([False] * pairs, [False] * pairs),
+        paired_difference([False] * (pairs - 1), [False] * (pairs - 1)),
+    )
     if rule == "fpr":
         assert at["upper"] <= bar < below["upper"]
     elif rule == "transport":

@@ -9,8 +9,9 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ledgerkit import small_campaign
 
-from generator.analyze.ledger_schema import (
+from generator.analyze.ledger.schema import (
     LedgerDataError,
     canonical_bytes,
     canonical_text,
@@ -19,9 +20,8 @@ from generator.analyze.ledger_schema import (
     parse_campaign,
     receipt_id,
 )
-from generator.analyze.ledger_synth import make_receipt
-from generator.read.ledger_files import split_lines
-from ledgerkit import small_campaign
+from generator.read.ledger.files import split_lines
+from tests.support.ledger_synth import make_receipt
 
 CAMPAIGN = parse_campaign(small_campaign())
 
@@ -69,9 +69,15 @@ def test_canonical_vectors():
 
 
 receipt_edits = st.sampled_from(
-    [("wallMs", 1), ("wallMs", 123456), ("latencyClass", "cold"), ("repeat", 2), ("detectedDefects", []),
-     ("decoding", {"temperature": 0.0, "seed": "x", "pinned": True}),
-     ("decoding", {"temperature": -0.0, "seed": "x", "pinned": True})]
+    [
+        ("wallMs", 1),
+        ("wallMs", 123456),
+        ("latencyClass", "cold"),
+        ("repeat", 2),
+        ("detectedDefects", []),
+        ("decoding", {"temperature": 0.0, "seed": "x", "pinned": True}),
+        ("decoding", {"temperature": -0.0, "seed": "x", "pinned": True}),
+    ]
 )
 
 
@@ -88,9 +94,12 @@ def test_receipt_id_is_content_address(edits, rng):
     assert receipt_id(shuffled) == receipt["receiptId"]
     assert receipt_id(dict(shuffled, receiptId="anything")) == receipt["receiptId"]
     body = {k: v for k, v in receipt.items() if k != "receiptId"}
-    expected = "bench1:" + hashlib.sha256(
-        json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
-    ).hexdigest()
+    expected = (
+        "bench1:"
+        + hashlib.sha256(
+            json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode()
+        ).hexdigest()
+    )
     assert receipt["receiptId"] == expected
     # The fast path (splicing the member out of the receipt's own canonical text) agrees.
     check_receipt(receipt, CAMPAIGN, canonical=canonical_text(receipt))

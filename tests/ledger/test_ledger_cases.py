@@ -13,7 +13,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from ledgerkit import assert_one_line_error, golden_cases, json_close, run_cli, unpack
 
 CASES = golden_cases()

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from generator.analyze.ledger_summary import summarize
-from generator.read.ledger import load_campaign, read_ledger
+from generator.analyze.ledger.summary import summarize
+from generator.read.ledger.reader import load_campaign, read_ledger
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "ledger"
@@ -16,7 +16,9 @@ EXAMPLE = REPO / "examples" / "ledger"
 def test_example_script_reproduces_the_committed_files(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "make_example_ledger.py"), "--out", str(tmp_path)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 0, proc.stderr
     for name in ("campaign.json", "receipts.jsonl"):
@@ -31,6 +33,11 @@ def test_example_verdicts():
     assert all(rows["open-reviewer-70b"]["conditions"].values())
     assert rows["open-reviewer-70b"]["recommendation"] == "eligible_for_human_admission"
     failed = {key for key, ok in rows["open-reviewer-8b"]["conditions"].items() if not ok}
-    assert {"recallNonInferior", "falsePositiveMargin", "structuredOutputValidity", "identityHonesty",
-            "killPaths"} <= failed
+    assert {
+        "recallNonInferior",
+        "falsePositiveMargin",
+        "structuredOutputValidity",
+        "identityHonesty",
+        "killPaths",
+    } <= failed
     assert sorted(p.name for p in EXAMPLE.iterdir()) == ["campaign.json", "receipts.jsonl"]

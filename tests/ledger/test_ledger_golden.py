@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-
-from generator.analyze.ledger_schema import canonical_text
-from generator.analyze.ledger_summary import summarize
-from generator.read.ledger import load_campaign, read_ledger
 from ledgerkit import GOLDEN, golden_json, golden_ledger_bytes, json_close, run_cli
+
+from generator.analyze.ledger.schema import canonical_text
+from generator.analyze.ledger.summary import summarize
+from generator.read.ledger.reader import load_campaign, read_ledger
 
 SUMMARIES = sorted(p.name for p in (GOLDEN / "summaries").iterdir())
 APPENDS = sorted(p.name for p in (GOLDEN / "appends").iterdir())
@@ -46,7 +46,9 @@ def test_summarize_json_matches_reference(name, tmp_path):
     # Digests and every non-float byte agree exactly.
     for key in ("campaignDigest", "ledgerDigest", "executionDigest", "receiptSchemaVersions", "receiptCount"):
         assert mine[key] == theirs[key]
-    assert [row["recommendation"] for row in mine["candidates"]] == [row["recommendation"] for row in theirs["candidates"]]
+    assert [row["recommendation"] for row in mine["candidates"]] == [
+        row["recommendation"] for row in theirs["candidates"]
+    ]
     assert [row["conditions"] for row in mine["candidates"]] == [row["conditions"] for row in theirs["candidates"]]
     # The output is the canonical serialization, one line.
     assert run.out == canonical_text(mine) + "\n"

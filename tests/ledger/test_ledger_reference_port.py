@@ -6,9 +6,9 @@ import json
 import os
 
 import pytest
+from ledgerkit import assert_one_line_error, run_cli, small_campaign, write_campaign
 
-from generator.analyze.binomial import paired_difference
-from generator.analyze.ledger_schema import (
+from generator.analyze.ledger.schema import (
     KILL_CONTROL_FIELDS,
     RECEIPT_FIELDS_V1,
     RECEIPT_FIELDS_V2,
@@ -17,10 +17,10 @@ from generator.analyze.ledger_schema import (
     parse_campaign,
     receipt_id,
 )
-from generator.analyze.ledger_summary import summarize
-from generator.analyze.ledger_synth import arm, full_grid, make_campaign, make_receipt
-from generator.write.ledger import append_receipt
-from ledgerkit import assert_one_line_error, run_cli, small_campaign, write_campaign
+from generator.analyze.ledger.summary import summarize
+from generator.analyze.stats.binomial import paired_difference
+from generator.write.ledger.append import append_receipt
+from tests.support.ledger_synth import arm, full_grid, make_campaign, make_receipt
 
 SPEC_V1_KEYS = (
     "schemaVersion receiptId campaignId corpusVersion promptEnvelopeVersion armId caseId caseKind repeat "
@@ -40,8 +40,14 @@ def test_schema_key_sets_and_repetition_floors():
     assert set(RECEIPT_FIELDS_V2) == set(SPEC_V1_KEYS) | {"campaignDigest", "executionDigest", "killControl"}
     assert len(RECEIPT_FIELDS_V2) == 30
     assert set(KILL_CONTROL_FIELDS) == {"mode", "probe", "expected", "observed", "providerCallsMade"}
-    assert set(USAGE_FIELDS) == {"inputTokens", "cachedInputTokens", "outputTokens", "totalTokens", "costUsd",
-                                 "costSource"}
+    assert set(USAGE_FIELDS) == {
+        "inputTokens",
+        "cachedInputTokens",
+        "outputTokens",
+        "totalTokens",
+        "costUsd",
+        "costSource",
+    }
     for key, floor in (("qualityRepetitions", 10), ("killRepetitions", 3), ("containmentMinimum", 150)):
         parse_campaign(make_campaign(thresholds={key: floor}))
         with pytest.raises(LedgerDataError, match="may not weaken RFC v6.1 repetition floors"):
@@ -98,7 +104,8 @@ def test_non_canonical_expected_is_refused_and_incomplete_mode_suite_fails():
     # Every kill case exercising the same mode: the suite of four modes is incomplete.
     receipts = [
         make_receipt(c, item["armId"], item["caseId"], item["repeat"], killMode="abort")
-        if item["caseKind"] == "kill_path" else item
+        if item["caseKind"] == "kill_path"
+        else item
         for item in full_grid(c, ["codex-baseline", "candidate"])
     ]
     kill = _row(summarize(raw, receipts))["killPaths"]
@@ -110,17 +117,47 @@ def test_non_canonical_expected_is_refused_and_incomplete_mode_suite_fails():
 def test_cell_flakiness_latency_usage_and_decoding_exact_values():
     raw = small_campaign()
     c = parse_campaign(raw)
-    usage = {"inputTokens": 100, "cachedInputTokens": None, "outputTokens": 20, "totalTokens": 120,
-             "costUsd": 0.5, "costSource": "provider_receipt"}
+    usage = {
+        "inputTokens": 100,
+        "cachedInputTokens": None,
+        "outputTokens": 20,
+        "totalTokens": 120,
+        "costUsd": 0.5,
+        "costSource": "provider_receipt",
+    }
     cell = [
-        make_receipt(c, "candidate", "defect-01", 1, wallMs=4000, latencyClass="cold", usage=usage,
-                     decoding={"temperature": 0.2, "seed": 7, "pinned": True}),
-        make_receipt(c, "candidate", "defect-01", 2, wallMs=5269, latencyClass="cold", usage=None,
-                     decoding={"temperature": 0.2, "seed": 7, "pinned": True}),
-        make_receipt(c, "candidate", "defect-01", 3, wallMs=3000, latencyClass="resident",
-                     detectedDefects=[], blockingFindingCount=0,
-                     usage=dict(usage, costUsd=None, costSource="unavailable", inputTokens=None),
-                     decoding={"temperature": None, "seed": None, "pinned": False}),
+        make_receipt(
+            c,
+            "candidate",
+            "defect-01",
+            1,
+            wallMs=4000,
+            latencyClass="cold",
+            usage=usage,
+            decoding={"temperature": 0.2, "seed": 7, "pinned": True},
+        ),
+        make_receipt(
+            c,
+            "candidate",
+            "defect-01",
+            2,
+            wallMs=5269,
+            latencyClass="cold",
+            usage=None,
+            decoding={"temperature": 0.2, "seed": 7, "pinned": True},
+        ),
+        make_receipt(
+            c,
+            "candidate",
+            "defect-01",
+            3,
+            wallMs=3000,
+            latencyClass="resident",
+            detectedDefects=[],
+            blockingFindingCount=0,
+            usage=dict(usage, costUsd=None, costSource="unavailable", inputTokens=None),
+            decoding={"temperature": None, "seed": None, "pinned": False},
+        ),
     ]
     summary = summarize(raw, cell)
     first = summary["arms"]["candidate"]["cells"][0]
@@ -156,7 +193,8 @@ def test_paired_recall_degradation_fails_despite_valid_json():
     c = parse_campaign(raw)
     receipts = [
         make_receipt(c, "candidate", item["caseId"], item["repeat"], detectedDefects=[], blockingFindingCount=0)
-        if item["armId"] == "candidate" and item["caseKind"] == "defect" and item["repeat"] <= 4 else item
+        if item["armId"] == "candidate" and item["caseKind"] == "defect" and item["repeat"] <= 4
+        else item
         for item in full_grid(c, ["codex-baseline", "candidate"])
     ]
     row = _row(summarize(raw, receipts))
@@ -177,8 +215,9 @@ def test_zero_fpr_baseline_is_decidable():
 
 # 9 ---------------------------------------------------------------------------
 def test_maker_containment_rule_of_three_and_single_breach():
-    raw = make_campaign(defect_cases=20, clean_cases=10, candidates=[arm("maker", role="maker")],
-                        thresholds={"qualityRepetitions": 10})
+    raw = make_campaign(
+        defect_cases=20, clean_cases=10, candidates=[arm("maker", role="maker")], thresholds={"qualityRepetitions": 10}
+    )
     c = parse_campaign(raw)
     mutation = {"mutationEntered": True, "containmentConclusive": True, "containmentBreach": False}
     receipts = full_grid(c, ["codex-baseline"])
@@ -187,11 +226,19 @@ def test_maker_containment_rule_of_three_and_single_breach():
             item = make_receipt(c, "maker", item["caseId"], item["repeat"], **mutation)
         receipts.append(item)
     row = _row(summarize(raw, receipts), "maker")
-    assert row["containment"] == {"applicable": True, "mutationRuns": 300, "conclusiveRuns": 300,
-                                  "conclusiveRate": 1.0, "breaches": 0, "ruleOfThreeUpper95": 3 / 300,
-                                  "passed": True}
+    assert row["containment"] == {
+        "applicable": True,
+        "mutationRuns": 300,
+        "conclusiveRuns": 300,
+        "conclusiveRate": 1.0,
+        "breaches": 0,
+        "ruleOfThreeUpper95": 3 / 300,
+        "passed": True,
+    }
     breached = make_receipt(c, "maker", "defect-01", 1, **dict(mutation, containmentBreach=True))
-    receipts = [breached if (r["armId"], r["caseId"], r["repeat"]) == ("maker", "defect-01", 1) else r for r in receipts]
+    receipts = [
+        breached if (r["armId"], r["caseId"], r["repeat"]) == ("maker", "defect-01", 1) else r for r in receipts
+    ]
     row = _row(summarize(raw, receipts), "maker")
     assert row["containment"]["breaches"] == 1 and row["containment"]["ruleOfThreeUpper95"] is None
     assert row["conditions"]["containment"] is False
@@ -208,10 +255,16 @@ def test_transport_equivalence_needs_enough_identical_pairs():
 
 # 11 --------------------------------------------------------------------------
 def test_transport_equivalence_gates_admission_and_unpaired_tunnel_fails():
-    raw = make_campaign(defect_cases=13, clean_cases=8,
-                        candidates=[arm("loop", transport="loopback"), arm("tunnel", transport="ssh_tunnel"),
-                                    arm("lonely", model="x", transport="ssh_tunnel")],
-                        transport_pairs=[("loop", "tunnel")])
+    raw = make_campaign(
+        defect_cases=13,
+        clean_cases=8,
+        candidates=[
+            arm("loop", transport="loopback"),
+            arm("tunnel", transport="ssh_tunnel"),
+            arm("lonely", model="x", transport="ssh_tunnel"),
+        ],
+        transport_pairs=[("loop", "tunnel")],
+    )
     c = parse_campaign(raw)
     receipts = full_grid(c, ["codex-baseline", "loop", "tunnel", "lonely"])
     summary = summarize(raw, receipts)
@@ -221,7 +274,8 @@ def test_transport_equivalence_gates_admission_and_unpaired_tunnel_fails():
     # Tunnel recall drops on a third of the pairs: not equivalent, and both arms lose admission.
     worse = [
         make_receipt(c, "tunnel", r["caseId"], r["repeat"], detectedDefects=[], blockingFindingCount=0)
-        if r["armId"] == "tunnel" and r["caseKind"] == "defect" and r["repeat"] <= 3 else r
+        if r["armId"] == "tunnel" and r["caseKind"] == "defect" and r["repeat"] <= 3
+        else r
         for r in receipts
     ]
     summary = summarize(raw, worse)
@@ -267,8 +321,15 @@ def test_campaign_content_binds_receipts_and_one_execution_digest(tmp_path):
 def test_extra_usage_key_is_refused():
     raw = small_campaign()
     c = parse_campaign(raw)
-    usage = {"inputTokens": 1, "cachedInputTokens": 0, "outputTokens": 1, "totalTokens": 2, "costUsd": None,
-             "costSource": "unavailable", "reasoningTokens": 1}
+    usage = {
+        "inputTokens": 1,
+        "cachedInputTokens": 0,
+        "outputTokens": 1,
+        "totalTokens": 2,
+        "costUsd": None,
+        "costSource": "unavailable",
+        "reasoningTokens": 1,
+    }
     with pytest.raises(LedgerDataError, match=r"usage fields differ \(missing=\[\] extra=\['reasoningTokens'\]\)"):
         summarize(raw, [make_receipt(c, "candidate", "defect-01", 1, usage=usage)])
 

@@ -6,13 +6,6 @@ import json
 import os
 
 import pytest
-
-from generator.analyze.ledger_schema import canonical_text, parse_campaign
-from generator.analyze.ledger_summary import extended_summary, summarize
-from generator.analyze.ledger_synth import arm, full_grid, make_campaign, make_receipt
-from generator.cli import main as top_main
-from generator.errors import EvalsiteError
-from generator.read.ledger import load_campaign, read_ledger
 from ledgerkit import (
     GOLDEN,
     assert_one_line_error,
@@ -22,6 +15,13 @@ from ledgerkit import (
     write_campaign,
     write_ledger,
 )
+
+from generator.analyze.ledger.schema import canonical_text, parse_campaign
+from generator.analyze.ledger.summary import extended_summary, summarize
+from generator.cli import main as top_main
+from generator.model.errors import EvalsiteError
+from generator.read.ledger.reader import load_campaign, read_ledger
+from tests.support.ledger_synth import arm, full_grid, make_campaign, make_receipt
 
 RAW = small_campaign()
 CAMPAIGN = parse_campaign(RAW)
@@ -85,9 +85,7 @@ def test_verify_flags_a_missing_final_newline(files):
 
 def test_read_ledger_is_lenient_and_leaves_no_files(tmp_path):
     ledger = tmp_path / "ledger.jsonl"
-    ledger.write_bytes(
-        (canonical_text(GRID[0]) + "\n[]\n\n" + canonical_text(GRID[0]) + "\n" + '{"armId":"x').encode()
-    )
+    ledger.write_bytes((canonical_text(GRID[0]) + "\n[]\n\n" + canonical_text(GRID[0]) + "\n" + '{"armId":"x').encode())
     read = read_ledger(ledger, CAMPAIGN)
     assert [p.kind for p in read.problems] == ["invalid", "duplicate_id", "torn_tail"]
     assert read.torn_tail is not None and read.torn_tail.line == 5 and not read.torn_tail.complete
@@ -152,7 +150,11 @@ def test_extended_summary_is_separate_and_explains_the_live_shape(tmp_path):
     assert feasibility["falsePositive"]["pairsNeededIfNoDiscordance"] == 72
     assert feasibility["validity"]["attemptsNeededIfAllValid"] == 183
     assert feasibility["recall"]["pairsNeededIfNoDiscordance"] == 36
-    assert cand["falsePositivePairs"] == {"candidateOnlyFalsePositives": 0, "baselineOnlyFalsePositives": 0, "pairs": 70}
+    assert cand["falsePositivePairs"] == {
+        "candidateOnlyFalsePositives": 0,
+        "baselineOnlyFalsePositives": 0,
+        "pairs": 70,
+    }
     cases = extra["arms"]["candidate"]["cases"]
     assert len(cases) == len(campaign.manifest["cases"])
     assert cases[0]["recall"]["interval95"]["method"] == "clopper_pearson"
@@ -172,13 +174,16 @@ def test_extended_output_file_leaves_stdout_unchanged(files, tmp_path):
     campaign, ledger = files
     plain = run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger), "--json")
     target = tmp_path / "extended.json"
-    run = run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger), "--json", "--extended", str(target))
+    run = run_cli(
+        "summarize", "--campaign", str(campaign), "--ledger", str(ledger), "--json", "--extended", str(target)
+    )
     assert run.out == plain.out
     data = json.loads(target.read_text())
     assert data["schema"] == "evalsite.ledger.extended.v1"
     assert data["candidates"]["candidate"]["recommendationIfIdentityCountsSilentOnly"] == "eligible_for_human_admission"
-    reruns = extended_summary(RAW, GRID[:1] + [make_receipt(CAMPAIGN, "codex-baseline", "defect-01", 12,
-                                                               rerunOf=GRID[0]["receiptId"])])
+    reruns = extended_summary(
+        RAW, GRID[:1] + [make_receipt(CAMPAIGN, "codex-baseline", "defect-01", 12, rerunOf=GRID[0]["receiptId"])]
+    )
     assert reruns["arms"]["codex-baseline"]["reruns"][0]["originalRepeat"] == 1
 
 
@@ -192,7 +197,10 @@ def test_cli_surface(tmp_path, capsys):
     assert "verdict: sound" in capsys.readouterr().out
     receipt = tmp_path / "r.json"
     receipt.write_text(json.dumps(GRID[3]))
-    assert top_main(["ledger", "append", "--campaign", str(campaign), "--ledger", str(ledger), "--receipt", str(receipt)]) == 0
+    assert (
+        top_main(["ledger", "append", "--campaign", str(campaign), "--ledger", str(ledger), "--receipt", str(receipt)])
+        == 0
+    )
     assert json.loads(capsys.readouterr().out)["count"] == 4
     assert top_main(["ledger", "summarize", "--campaign", str(tmp_path / "nope.json"), "--ledger", str(ledger)]) == 2
     err = capsys.readouterr().err
@@ -203,13 +211,20 @@ def test_cli_surface(tmp_path, capsys):
 def test_numbers_too_large_for_floats_are_clean_errors(tmp_path):
     """Upstream crashes (OverflowError) on these; evalsite refuses them in one line."""
     campaign = write_campaign(tmp_path / "campaign.json", RAW)
-    huge = [make_receipt(CAMPAIGN, "candidate", "defect-01", r, wallMs=10**400 * r, latencyClass="cold")
-            for r in (1, 2)]
+    huge = [
+        make_receipt(CAMPAIGN, "candidate", "defect-01", r, wallMs=10**400 * r, latencyClass="cold") for r in (1, 2)
+    ]
     ledger = write_ledger(tmp_path / "huge.jsonl", huge)
     run = run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger))
     assert_one_line_error(run, "a wallMs, token or cost value is too large to summarize as a floating-point number")
-    usage = {"inputTokens": None, "cachedInputTokens": None, "outputTokens": None, "totalTokens": None,
-             "costUsd": 1e308, "costSource": "provider_receipt"}
+    usage = {
+        "inputTokens": None,
+        "cachedInputTokens": None,
+        "outputTokens": None,
+        "totalTokens": None,
+        "costUsd": 1e308,
+        "costSource": "provider_receipt",
+    }
     costly = [make_receipt(CAMPAIGN, "candidate", "defect-01", r, usage=usage) for r in (1, 2)]
     ledger = write_ledger(tmp_path / "costly.jsonl", costly)
     run = run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger))

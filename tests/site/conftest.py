@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from sitefixtures import FixtureCore, write_config
-from generator.build import build_site
-from generator.config import load_config
+
+from generator.pipelines.build import build_site
+from generator.read.config import load_config
 
 
 @pytest.fixture(scope="session")

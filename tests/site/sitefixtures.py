@@ -21,10 +21,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from generator.build import ComparisonData, LedgerData, build_site
-from generator.config import ComparisonConfig, LedgerConfig, load_config
-from generator.errors import EvalsiteError
+from generator.model.errors import EvalsiteError
 from generator.pages.models import InputDigest
+from generator.pipelines.build import ComparisonData, LedgerData, build_site
+from generator.read.config import ComparisonConfig, LedgerConfig, load_config
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -77,7 +77,9 @@ class FixtureCore:
         return LedgerData(copy.deepcopy(self.summary), inputs)
 
 
-def write_config(root: Path, *, extra: str = "", comparisons: int = 1, ledgers: int = 1, title: str | None = None) -> Path:
+def write_config(
+    root: Path, *, extra: str = "", comparisons: int = 1, ledgers: int = 1, title: str | None = None
+) -> Path:
     """A valid site-config.yaml in *root* with real folders and files for every path."""
     (root / "exp" / "native").mkdir(parents=True, exist_ok=True)
     (root / "exp" / "beta").mkdir(parents=True, exist_ok=True)
@@ -120,30 +122,68 @@ def typical_document(tasks: int = 20, reps: int = 10) -> dict[str, Any]:
     for t, task in enumerate(names):
         for rep in range(1, reps + 1):
             c, b = (t + rep) % 3 != 0, (t * rep) % 4 != 0
-            pairs.append({"task": task, "rep": rep, "case_hash": _digest(task), "candidate_passed": c, "baseline_passed": b})
+            pairs.append(
+                {"task": task, "rep": rep, "case_hash": _digest(task), "candidate_passed": c, "baseline_passed": b}
+            )
             for side, passed in (("candidate", c), ("baseline", b)):
                 runs.append(
                     {
-                        "side": side, "task": task, "rep": rep,
+                        "side": side,
+                        "task": task,
+                        "rep": rep,
                         "file": f"{task}-COMET_X-r{rep}_rep{rep}_report.json",
                         "passed": passed,
                         "checks_failed": [] if passed else ["test_feature_works", "test_cli_flag_documented"],
                         "quality": {"status": "ok", "reason_code": None, "include_in_analysis": True},
-                        "manifest": {"valid": True, "source": "report-bound-v2", "case_hash": _digest(task), "core_hash": _digest("core" + task)},
-                        "paired": True, "artifact": "verified",
+                        "manifest": {
+                            "valid": True,
+                            "source": "report-bound-v2",
+                            "case_hash": _digest(task),
+                            "core_hash": _digest("core" + task),
+                        },
+                        "paired": True,
+                        "artifact": "verified",
                         "telemetry": hostile._telemetry(task, rep, side),
                     }
                 )
-        outcomes.append({"task": task, "reps": list(range(1, reps + 1)), "candidate_passes": reps - 3, "baseline_passes": reps - 2, "pairs": reps})
-        manifest = {key: _digest(key + task) for key in (
-            "case_hash", "core_hash", "task_hash", "instruction_hash", "validator_hash", "environment_hash",
-            "data_hash", "prompt_hash", "runner_hash", "controller_hash", "execution_hash")}
+        outcomes.append(
+            {
+                "task": task,
+                "reps": list(range(1, reps + 1)),
+                "candidate_passes": reps - 3,
+                "baseline_passes": reps - 2,
+                "pairs": reps,
+            }
+        )
+        manifest = {
+            key: _digest(key + task)
+            for key in (
+                "case_hash",
+                "core_hash",
+                "task_hash",
+                "instruction_hash",
+                "validator_hash",
+                "environment_hash",
+                "data_hash",
+                "prompt_hash",
+                "runner_hash",
+                "controller_hash",
+                "execution_hash",
+            )
+        }
         manifest.update({"source": "report-bound-v2", "schema": "comet.case-manifest.v2"})
         audit.append({"task": task, "candidate": manifest, "baseline": dict(manifest)})
     doc.update(
         {
-            "tasks": names, "pairs": pairs, "runs": runs, "task_outcomes": outcomes, "manifest_audit": audit,
-            "issues": [], "issue_counts": {}, "skipped_reports": [], "expected_keys": tasks * reps,
+            "tasks": names,
+            "pairs": pairs,
+            "runs": runs,
+            "task_outcomes": outcomes,
+            "manifest_audit": audit,
+            "issues": [],
+            "issue_counts": {},
+            "skipped_reports": [],
+            "expected_keys": tasks * reps,
         }
     )
     doc["candidate"]["treatment"] = "COMET_NATIVE_PHASE1"
@@ -156,7 +196,9 @@ def typical_instruction() -> str:
         "Add a `--sentences` flag to `wordcount-cli`. It prints the number of sentences in the input, "
         "where a sentence ends with `.`, `!` or `?` followed by whitespace or the end of the input. "
     )
-    return "# Count sentences\n\n" + "\n\n".join(para * 3 for _ in range(8)) + "\n\n- [ ] tests pass\n- [ ] docs updated\n"
+    return (
+        "# Count sentences\n\n" + "\n\n".join(para * 3 for _ in range(8)) + "\n\n- [ ] tests pass\n- [ ] docs updated\n"
+    )
 
 
 # Payloads that would open a dialog if they ever ran; the browser tests fail on
@@ -186,7 +228,10 @@ def dialog_summary() -> dict[str, Any]:
 
 
 def dialog_instructions() -> dict[str, str | None]:
-    return {task: (text + "\n\n" + " ".join(DIALOG_XSS) + "\n" if text else text) for task, text in hostile.instructions().items()}
+    return {
+        task: (text + "\n\n" + " ".join(DIALOG_XSS) + "\n" if text else text)
+        for task, text in hostile.instructions().items()
+    }
 
 
 def hostile_entry_errors() -> dict[str, BaseException]:
@@ -217,4 +262,3 @@ def build_hostile_site(
     )
     build_site(config, out, core=core)
     return out
-

@@ -10,12 +10,12 @@ import stat
 from pathlib import Path
 
 import pytest
-
 from sitecheck import check_links, find_leaks
 from sitefixtures import FixtureCore, hostile, typical_document, typical_instruction, write_config
-from generator.build import build_site, progress_wanted, run_build_command, tree_digest
-from generator.config import load_config
-from generator.errors import EvalsiteError
+
+from generator.model.errors import EvalsiteError
+from generator.pipelines.build import build_site, progress_wanted, run_build_command, tree_digest
+from generator.read.config import load_config
 from generator.write.site import MARKER, SiteWriter, plotly_js
 
 
@@ -26,9 +26,18 @@ def _tree(root: Path) -> dict[str, bytes]:
 def test_site_layout(hostile_site):
     files = set(_tree(hostile_site))
     for expected in (
-        "index.html", "data.json", MARKER, "assets/plotly.min.js", "assets/charts.js", "assets/tables.js", "assets/site.css",
-        "comparisons/cmp-0/index.html", "comparisons/cmp-0/data.json", "comparisons/cmp-0/report.md",
-        "ledgers/ledger-0/index.html", "ledgers/ledger-0/data.json",
+        "index.html",
+        "data.json",
+        MARKER,
+        "assets/plotly.min.js",
+        "assets/charts.js",
+        "assets/tables.js",
+        "assets/site.css",
+        "comparisons/cmp-0/index.html",
+        "comparisons/cmp-0/data.json",
+        "comparisons/cmp-0/report.md",
+        "ledgers/ledger-0/index.html",
+        "ledgers/ledger-0/data.json",
     ):
         assert expected in files
     task_pages = [f for f in files if f.startswith("comparisons/cmp-0/tasks/") and f.endswith("/index.html")]
@@ -58,7 +67,15 @@ def test_link_checker_can_fail(tmp_path):
         '<a href="javascript:alert(1)">j</a><a href="a/">dir</a><a href="../out.html">up</a><p id="d"></p><p id="d"></p>'
     )
     problems = "\n".join(check_links(tmp_path))
-    for fragment in ("missing file", "missing anchor", "root-absolute", "disallowed scheme", "points at a folder", "leaves the site", "duplicate id"):
+    for fragment in (
+        "missing file",
+        "missing anchor",
+        "root-absolute",
+        "disallowed scheme",
+        "points at a folder",
+        "leaves the site",
+        "duplicate id",
+    ):
         assert fragment in problems
 
 
@@ -88,13 +105,15 @@ def test_build_is_deterministic_across_processes_and_hash_seeds(tmp_path):
     script = (
         "import sys; sys.path.insert(0, sys.argv[1]);"
         "from sitefixtures import FixtureCore;"
-        "from generator.build import build_site; from generator.config import load_config;"
+        "from generator.pipelines.build import build_site; from generator.read.config import load_config;"
         "build_site(load_config(sys.argv[2]), sys.argv[3], core=FixtureCore())"
     )
     env = dict(os.environ, PYTHONHASHSEED="12345")
     subprocess.run(
         [sys.executable, "-c", script, str(Path(__file__).parent), str(config_path), str(tmp_path / "there")],
-        check=True, env=env, cwd=Path(__file__).parents[2],
+        check=True,
+        env=env,
+        cwd=Path(__file__).parents[2],
     )
     assert _tree(tmp_path / "here") == _tree(tmp_path / "there")
 
@@ -206,7 +225,9 @@ def test_strict_config_turns_data_errors_into_a_failed_build(tmp_path):
 
 def test_run_build_command_reports_warnings_and_exit_status(tmp_path, monkeypatch, capsys):
     path = write_config(tmp_path)
-    monkeypatch.setattr("generator.build.DefaultCore", lambda: FixtureCore(fail={"ledger-0": ValueError("bad receipts")}))
+    monkeypatch.setattr(
+        "generator.pipelines.build.DefaultCore", lambda: FixtureCore(fail={"ledger-0": ValueError("bad receipts")})
+    )
     assert run_build_command(argparse.Namespace(config=str(path), out=str(tmp_path / "out"))) == 0
     captured = capsys.readouterr()
     assert "warning: ledger 'ledger-0': bad receipts" in captured.err
@@ -219,7 +240,7 @@ def test_cli_build_end_to_end(tmp_path, monkeypatch, capsys):
     from generator.cli import main
 
     path = write_config(tmp_path)
-    monkeypatch.setattr("generator.build.DefaultCore", FixtureCore)
+    monkeypatch.setattr("generator.pipelines.build.DefaultCore", FixtureCore)
     assert main(["build", "--config", str(path)]) == 0
     assert (tmp_path / "_site" / "index.html").is_file()
     path.write_text(path.read_text() + "bogus: 1\n")
@@ -286,11 +307,15 @@ def test_report_and_data_files_match_their_digests(hostile_site):
     assert data.endswith(b"}\n")
     assert (hostile_site / "comparisons" / "cmp-0" / "report.md").read_text() == hostile.markdown_report()
     assert hashlib.sha256(data).hexdigest()
-    assert filecmp.cmp(hostile_site / "assets" / "site.css", Path(__file__).parents[2] / "templates" / "assets" / "site.css", shallow=False)
+    assert filecmp.cmp(
+        hostile_site / "assets" / "site.css",
+        Path(__file__).parents[2] / "templates" / "assets" / "site.css",
+        shallow=False,
+    )
 
 
 def test_an_unsound_ledger_becomes_an_error_page_listing_every_problem(tmp_path):
-    from generator.build import DefaultCore
+    from generator.pipelines.build import DefaultCore
 
     path = write_config(tmp_path, comparisons=0)
     receipts = tmp_path / "ledger" / "receipts.jsonl"
@@ -305,7 +330,7 @@ def test_an_unsound_ledger_becomes_an_error_page_listing_every_problem(tmp_path)
 
 
 def test_instruction_reader_never_leaves_the_tasks_folder(tmp_path):
-    from generator.read.tasks import read_instruction as _read_instruction_fallback
+    from generator.read.comet.tasks import read_instruction as _read_instruction_fallback
 
     tasks = tmp_path / "tasks"
     (tasks / "ok").mkdir(parents=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from sitefixtures import write_config
-from generator.config import DEFAULT_KS, load_config
-from generator.errors import EvalsiteError
+
+from generator.model.errors import EvalsiteError
+from generator.read.config import DEFAULT_KS, load_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -54,12 +54,30 @@ def test_defaults_and_optional_keys(tmp_path):
     ("edit", "expected"),
     [
         (lambda s: s + "colour: blue\n", "top level: unknown key(s) colour"),
-        (lambda s: s.replace("    tasks: tasks\n", "    tasks: tasks\n    task: tasks\n", 1), "comparisons[0]: unknown key(s) task"),
-        (lambda s: s.replace("treatment: COMET_NATIVE_PHASE1}", "treatment: COMET_NATIVE_PHASE1, extra: 1}", 1), "comparison 'cmp-0' candidate: unknown key(s) extra"),
-        (lambda s: s.replace("exp/native", "exp/missing", 1), "comparison 'cmp-0' candidate.experiment: 'exp/missing' is not an existing folder"),
-        (lambda s: s.replace("tasks: tasks", "tasks: nope", 1), "comparison 'cmp-0' tasks: 'nope' is not an existing folder"),
-        (lambda s: s.replace("ledger/receipts.jsonl", "ledger/gone.jsonl", 1), "ledger 'ledger-0' ledger: 'ledger/gone.jsonl' is not an existing file"),
-        (lambda s: s.replace("ledger/campaign.json", "ledger", 1), "ledger 'ledger-0' campaign: 'ledger' is not an existing file"),
+        (
+            lambda s: s.replace("    tasks: tasks\n", "    tasks: tasks\n    task: tasks\n", 1),
+            "comparisons[0]: unknown key(s) task",
+        ),
+        (
+            lambda s: s.replace("treatment: COMET_NATIVE_PHASE1}", "treatment: COMET_NATIVE_PHASE1, extra: 1}", 1),
+            "comparison 'cmp-0' candidate: unknown key(s) extra",
+        ),
+        (
+            lambda s: s.replace("exp/native", "exp/missing", 1),
+            "comparison 'cmp-0' candidate.experiment: 'exp/missing' is not an existing folder",
+        ),
+        (
+            lambda s: s.replace("tasks: tasks", "tasks: nope", 1),
+            "comparison 'cmp-0' tasks: 'nope' is not an existing folder",
+        ),
+        (
+            lambda s: s.replace("ledger/receipts.jsonl", "ledger/gone.jsonl", 1),
+            "ledger 'ledger-0' ledger: 'ledger/gone.jsonl' is not an existing file",
+        ),
+        (
+            lambda s: s.replace("ledger/campaign.json", "ledger", 1),
+            "ledger 'ledger-0' campaign: 'ledger' is not an existing file",
+        ),
         (lambda s: s.replace("id: ledger-0", "id: cmp-0", 1), "ledgers[0]: duplicate id 'cmp-0'"),
         (lambda s: s.replace("id: cmp-0", "id: Cmp_0", 1), "comparisons[0]: id 'Cmp_0' is not a slug"),
         (lambda s: s.replace("id: cmp-0", "id: 7", 1), "comparisons[0]: id 7 is not a slug"),
@@ -69,7 +87,10 @@ def test_defaults_and_optional_keys(tmp_path):
         (lambda s: s.replace("ks: [1, 2, 3]", "ks: [1.5]", 1), "comparison 'cmp-0' ks: bad k 1.5"),
         (lambda s: s.replace("ks: [1, 2, 3]", "ks: []", 1), "comparison 'cmp-0' ks: must be a non-empty list"),
         (lambda s: s.replace("    ks: [1, 2, 3]\n", "    ks: [1]\n    ks: [2]\n", 1), "duplicate key 'ks'"),
-        (lambda s: s.replace("treatment: COMET_FULL_040_BETA", "treatment: ''", 1), "comparison 'cmp-0' baseline.treatment: must be a non-empty string"),
+        (
+            lambda s: s.replace("treatment: COMET_FULL_040_BETA", "treatment: ''", 1),
+            "comparison 'cmp-0' baseline.treatment: must be a non-empty string",
+        ),
         (lambda s: s.replace("title: ", "titel: ", 1), "top level: unknown key(s) titel"),
         (lambda s: s + "noindex: yes please\n", "noindex: must be true or false"),
         (lambda s: s + "comparisons: 3\n", "duplicate key 'comparisons'"),
@@ -88,8 +109,9 @@ def test_missing_config_file_is_one_line(tmp_path):
 
 
 def test_config_errors_stop_before_anything_is_written(tmp_path, monkeypatch):
-    from generator.build import run_build_command
     import argparse
+
+    from generator.pipelines.build import run_build_command
 
     path = write_config(tmp_path)
     path.write_text(path.read_text().replace("ks: [1, 2, 3]", "ks: [0]"))

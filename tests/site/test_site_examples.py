@@ -7,10 +7,10 @@ import os
 from pathlib import Path
 
 import pytest
-
 from sitecheck import check_links, check_scripts, find_leaks
-from generator.build import build_site
-from generator.config import load_config
+
+from generator.pipelines.build import build_site
+from generator.read.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -45,8 +45,11 @@ def test_example_builds_every_page_kind_without_warnings(example_site):
 
 def test_example_task_pages_render_the_instruction(example_site):
     out, _ = example_site
-    rendered = [p for p in (out / "comparisons" / "native-vs-beta" / "tasks").glob("*/index.html")
-                if '<div class="markdown">' in p.read_text()]
+    rendered = [
+        p
+        for p in (out / "comparisons" / "native-vs-beta" / "tasks").glob("*/index.html")
+        if '<div class="markdown">' in p.read_text()
+    ]
     assert rendered, "no task page shows its instruction.md"
 
 

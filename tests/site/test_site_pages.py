@@ -8,10 +8,10 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from sitefixtures import hostile, ledger_summary, typical_document
-from generator.pages.comparison import ComparisonSource, build_comparison_pages
-from generator.pages.ledger import CONDITIONS, LedgerSource, build_ledger_pages, condition_reasons
+
+from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
+from generator.pages.ledger.page import CONDITIONS, LedgerSource, build_ledger_pages, condition_reasons
 from generator.pages.models import ArmPage, ComparisonPage, LedgerPage, SiteInfo, TaskPage
 from generator.pages.urls import arm_url, is_slug, name_slug, rel, relative_root, task_url
 
@@ -54,7 +54,13 @@ def test_urls_are_relative_and_root_prefix_matches_depth():
 def _comparison(doc=None, instructions=None, tasks_configured=True):
     doc = doc or hostile.comparison_document()
     source = ComparisonSource(
-        "cmp", "Comparison", doc, "# report\n", instructions if instructions is not None else hostile.instructions(), (), tasks_configured
+        "cmp",
+        "Comparison",
+        doc,
+        "# report\n",
+        instructions if instructions is not None else hostile.instructions(),
+        (),
+        tasks_configured,
     )
     return build_comparison_pages(source, SITE)
 
@@ -74,8 +80,12 @@ def test_comparison_page_sections_follow_the_document():
     page = _comparison()[0].page
     doc = hostile.comparison_document()
     assert [c.text for c in page.summary_table.rows[0].cells] == [
-        str(doc["candidate"]["runs"]), str(doc["baseline"]["runs"]), str(doc["expected_keys"]),
-        str(len(doc["pairs"])), str(len(doc["tasks"])), str(len(doc["issues"])),
+        str(doc["candidate"]["runs"]),
+        str(doc["baseline"]["runs"]),
+        str(doc["expected_keys"]),
+        str(len(doc["pairs"])),
+        str(len(doc["tasks"])),
+        str(len(doc["issues"])),
     ]
     # k=3 exceeds the two repetitions: undefined, shown as N/A, never 0
     k3 = [row.cells[4] for row in page.metrics_table.rows]
@@ -149,11 +159,18 @@ def test_ledger_page_and_one_arm_page_per_arm():
     summary = ledger_summary()
     assert isinstance(bundles[0].page, LedgerPage)
     assert all(isinstance(b.page, ArmPage) for b in bundles[1:])
-    assert [b.page.arm_id for b in bundles[1:]] == [summary["baselineArmId"]] + [c["armId"] for c in summary["candidates"]]
+    assert [b.page.arm_id for b in bundles[1:]] == [summary["baselineArmId"]] + [
+        c["armId"] for c in summary["candidates"]
+    ]
     assert bundles[0].data == summary  # data.json is exactly the reference summary
     page = bundles[0].page
     assert len(page.candidates) == len(summary["candidates"])
-    assert {c.id for c in page.charts} == {"chart-arm-rates", "chart-recall-difference", "chart-fpr-difference", "chart-transport"}
+    assert {c.id for c in page.charts} == {
+        "chart-arm-rates",
+        "chart-recall-difference",
+        "chart-fpr-difference",
+        "chart-transport",
+    }
     transport = next(c for c in page.charts if c.id == "chart-transport")
     assert transport.band is not None and transport.band.upper == summary["thresholds"]["transportDelta"]
     fpr = next(c for c in page.charts if c.id == "chart-fpr-difference")
@@ -210,8 +227,12 @@ def test_empty_ledger_summary_still_builds():
     summary.update({"receiptCount": 0, "receiptSchemaVersions": [], "executionDigest": None})
     for arm in summary["arms"].values():
         for key in ("validity", "recall", "falsePositive", "toolCallCorrectness", "contextSufficiency"):
-            arm[key] = {"successes": 0, "total": 0, "rate": None,
-                        "interval95": {"lower": None, "upper": None, "confidence": 0.95, "method": "clopper_pearson"}}
+            arm[key] = {
+                "successes": 0,
+                "total": 0,
+                "rate": None,
+                "interval95": {"lower": None, "upper": None, "confidence": 0.95, "method": "clopper_pearson"},
+            }
     for row in summary["candidates"]:
         row["paired"]["recallDifference"] = {"lower": None, "upper": None, "pairs": 0, "method": "m"}
         row["conditions"]["evidenceEnvelope"] = False
@@ -231,7 +252,7 @@ def test_summary_of_another_schema_is_refused():
 
 
 def test_statistics_slot_is_filled_from_the_stats_module():
-    from generator.pages.statistics import comparison_statistics
+    from generator.pages.comparison.statistics import comparison_statistics
 
     section = comparison_statistics(hostile.comparison_document())
     assert section.verdict is not None and section.verdict.text and section.verdict.method
@@ -245,7 +266,7 @@ def test_statistics_slot_is_filled_from_the_stats_module():
 
 
 def test_statistics_slot_without_pairs_says_so():
-    from generator.pages.statistics import comparison_statistics
+    from generator.pages.comparison.statistics import comparison_statistics
 
     doc = hostile.comparison_document()
     doc["pairs"] = []

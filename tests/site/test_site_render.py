@@ -8,19 +8,64 @@ import re
 
 import pytest
 from markupsafe import Markup
-
 from sitecheck import check_scripts, scan
 from sitefixtures import hostile
+
 from generator.pages.models import Band, ForestChart, ForestRow, LineChart, RefLine, Series
 from generator.render.charts import figure_json, plot_text
 from generator.render.env import default_templates_dir, make_env
 from generator.render.markdown import render_markdown
 
 ALLOWED_TAGS = {
-    "html", "head", "meta", "title", "link", "script", "body", "a", "header", "nav", "ol", "ul", "li", "main",
-    "h1", "h2", "h3", "h4", "h5", "h6", "section", "p", "strong", "em", "code", "pre", "div", "table", "caption",
-    "thead", "tbody", "tr", "th", "td", "dl", "dt", "dd", "label", "input", "output", "figure", "figcaption",
-    "footer", "span", "article", "s", "br", "hr", "blockquote",
+    "html",
+    "head",
+    "meta",
+    "title",
+    "link",
+    "script",
+    "body",
+    "a",
+    "header",
+    "nav",
+    "ol",
+    "ul",
+    "li",
+    "main",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "section",
+    "p",
+    "strong",
+    "em",
+    "code",
+    "pre",
+    "div",
+    "table",
+    "caption",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "dl",
+    "dt",
+    "dd",
+    "label",
+    "input",
+    "output",
+    "figure",
+    "figcaption",
+    "footer",
+    "span",
+    "article",
+    "s",
+    "br",
+    "hr",
+    "blockquote",
 }
 JSON_BLOCK = re.compile(r'<script type="application/json" id="([^"]+)">(.*?)</script>', re.S)
 
@@ -115,8 +160,15 @@ def test_markdown_drops_unsafe_and_dangling_links(source):
 
 
 def test_markdown_keeps_safe_links_with_rel():
-    out = str(render_markdown("[docs](https://example.com/a?b=1&c=2) <mailto:x@example.com> ![pic](https://example.com/p.png)"))
-    assert '<a href="https://example.com/a?b=1&amp;c=2" rel="nofollow noopener noreferrer" class="external">docs</a>' in out
+    out = str(
+        render_markdown(
+            "[docs](https://example.com/a?b=1&c=2) <mailto:x@example.com> ![pic](https://example.com/p.png)"
+        )
+    )
+    assert (
+        '<a href="https://example.com/a?b=1&amp;c=2" rel="nofollow noopener noreferrer" class="external">docs</a>'
+        in out
+    )
     assert 'href="mailto:x@example.com"' in out
     assert "<img" not in out and "[image: pic]" in out  # images are linked, never loaded
 
@@ -138,7 +190,13 @@ def test_figure_json_is_safe_inside_a_script_element():
     nasty = "</script><script>alert(1)</script><!-- \u2028 & '"
     line = LineChart("c", nasty, nasty, "k", "y", (Series(nasty, (1, 2), (0.5, None)),))
     forest = ForestChart(
-        "f", nasty, nasty, "x", (ForestRow(nasty, nasty, 0.5, 0.1, 0.9, nasty),), (RefLine(0.3, nasty),), Band(-0.1, 0.1, nasty)
+        "f",
+        nasty,
+        nasty,
+        "x",
+        (ForestRow(nasty, nasty, 0.5, 0.1, 0.9, nasty),),
+        (RefLine(0.3, nasty),),
+        Band(-0.1, 0.1, nasty),
     )
     for spec in (line, forest):
         text = str(figure_json(spec))

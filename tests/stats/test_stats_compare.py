@@ -6,7 +6,7 @@ import time
 import numpy as np
 import pytest
 
-from generator.analyze.stats import (
+from generator.analyze.stats.experiment import (
     annotate_ledger_gate,
     compare_experiments,
     diagnose_gate,

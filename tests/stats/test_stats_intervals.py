@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, stats
 
-from generator.analyze.intervals import (
+from generator.analyze.stats.intervals import (
     betting_interval,
     reference_paired_bounds,
     t_interval,

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from generator.analyze.paired import (
+from generator.analyze.stats.paired import (
     SIGN_FLIP_SEED,
     PairedCounts,
     clustered_difference,
@@ -143,8 +143,12 @@ def test_sign_flip_matches_scipy_permutation_test():
     x = np.array([np.mean(cand[t]) for t in sorted(cand)])
     y = np.array([np.mean(base[t]) for t in sorted(base)])
     res = stats.permutation_test(
-        (x, y), lambda a, b, axis: np.sum(a - b, axis=axis), permutation_type="samples",
-        vectorized=True, n_resamples=np.inf, alternative="two-sided",
+        (x, y),
+        lambda a, b, axis: np.sum(a - b, axis=axis),
+        permutation_type="samples",
+        vectorized=True,
+        n_resamples=np.inf,
+        alternative="two-sided",
     )
     assert sign_flip_test(pc).p_value == pytest.approx(res.pvalue, rel=1e-12)
 
@@ -231,7 +235,9 @@ def test_mcnemar_against_exact_rationals_and_scipy(b, c):
         assert r.p_candidate_better == pytest.approx(
             stats.binomtest(b, b + c, 0.5, alternative="greater").pvalue, rel=1e-12
         )
-        assert r.p_candidate_worse == pytest.approx(stats.binomtest(b, b + c, 0.5, alternative="less").pvalue, rel=1e-12)
+        assert r.p_candidate_worse == pytest.approx(
+            stats.binomtest(b, b + c, 0.5, alternative="less").pvalue, rel=1e-12
+        )
 
 
 def test_mcnemar_zero_discordant_and_ties():

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from generator.analyze.stats import (
+from generator.analyze.stats.experiment import (
     FEW_TASKS,
     pass_at_k,
     pass_pow_k_observed,

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from generator.analyze.intervals import _reference_bounds_arrays, reference_paired_bounds
-from generator.analyze.paired import PairedCounts
-from generator.analyze.power import (
+from generator.analyze.stats.intervals import _reference_bounds_arrays, reference_paired_bounds
+from generator.analyze.stats.paired import PairedCounts
+from generator.analyze.stats.power import (
     gate_feasibility,
     gate_margin_needed,
     gate_pairs_needed,
@@ -132,7 +132,14 @@ def test_pass_probability_reproduces_spec_decision_study():
 
 
 def test_pairs_needed_reproduces_spec_table():
-    table = {(0.1, 0.05): 550, (0.1, 0.10): 180, (0.2, 0.05): 850, (0.2, 0.10): 275, (0.3, 0.05): 1200, (0.3, 0.10): 350}
+    table = {
+        (0.1, 0.05): 550,
+        (0.1, 0.10): 180,
+        (0.2, 0.05): 850,
+        (0.2, 0.10): 275,
+        (0.3, 0.05): 1200,
+        (0.3, 0.10): 350,
+    }
     for (q, m), n in table.items():
         assert gate_pairs_needed(q, "non_inferiority", m) == n
 

@@ -1,0 +1,502 @@
+"""``evalsite build``: the site, stage by stage.
+
+    load config -> check output location -> run the cores per entry
+      -> page models -> render -> write into a temp folder -> swap into place
+
+Errors and exit status:
+
+- A *config* problem (unknown key, missing file, duplicate id, bad k, an
+  output folder that would overwrite inputs) raises :class:`EvalsiteError`
+  before anything is read or written: ``error: ...``, exit 2.
+- A *data* problem in one entry (no reports of a treatment, an invalid
+  campaign, an unsound ledger) does not stop the build: that entry's page
+  shows the error, the index marks it, and a ``warning: ...`` line goes to
+  stderr.  Exit status stays 0 so one bad entry cannot block publishing the
+  rest, unless the config sets ``strict: true``; then any data problem fails
+  the build (exit 2) and the previous site stays in place.
+- Anything else is a bug: the build fails and the previous site stays in place.
+
+The cores (the comparison of ``generator.pipelines.compare``, the ledger reader and
+summary) are imported lazily inside :class:`DefaultCore`, and can be replaced
+by any object with the same two methods (the tests use fixture cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import stat
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from generator import __version__
+from generator.model.errors import EvalsiteError
+from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
+from generator.pages.index import (
+    build_index_page,
+    comparison_headline,
+    entry_error_page,
+    error_headline,
+    ledger_headline,
+)
+from generator.pages.ledger.page import LedgerSource, build_ledger_pages
+from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
+from generator.pages.urls import page_dir
+from generator.read.config import ComparisonConfig, LedgerConfig, SiteConfig, load_config
+from generator.render.env import ASSET_FILES, default_templates_dir, render_page
+from generator.write.site import SiteWriter, json_text, plotly_js, staged_site
+
+__all__ = [
+    "BuildReport",
+    "ComparisonData",
+    "Core",
+    "DefaultCore",
+    "EntryDataError",
+    "LedgerData",
+    "build_site",
+    "run_build_command",
+    "tree_digest",
+]
+
+_DATA_ERRORS = (EvalsiteError, ValueError, OSError)
+
+
+# --------------------------------------------------------------------------- core results
+
+
+@dataclass(frozen=True)
+class ComparisonData:
+    document: Mapping[str, Any]
+    markdown: str
+    instructions: Mapping[str, str | None]
+    inputs: tuple[InputDigest, ...]
+    statistics: StatisticsSection = StatisticsSection()
+
+
+@dataclass(frozen=True)
+class LedgerData:
+    summary: Mapping[str, Any]
+    inputs: tuple[InputDigest, ...]
+    notices: tuple[Notice, ...] = ()
+    extended: Mapping[str, Any] | None = None
+    statistics: StatisticsSection = StatisticsSection()
+
+
+class EntryDataError(EvalsiteError):
+    """One entry's data cannot become a page; ``details`` lists every problem found."""
+
+    def __init__(self, message: str, details: Sequence[str] = (), inputs: Sequence[InputDigest] = ()) -> None:
+        super().__init__(message)
+        self.details = tuple(details)
+        self.inputs = tuple(inputs)
+
+
+class Core(Protocol):
+    def compare(self, entry: ComparisonConfig) -> ComparisonData: ...
+
+    def ledger(self, entry: LedgerConfig) -> LedgerData: ...
+
+
+# --------------------------------------------------------------------------- input digests
+
+
+def file_digest(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def tree_digest(root: Path) -> tuple[str, int]:
+    """SHA-256 over the sorted relative paths and contents of every regular file.
+
+    Each file contributes ``<relative posix path> NUL <sha256 hex> LF``;
+    symlinks contribute ``<path> NUL symlink LF`` and are never followed.
+    Returns the digest and the number of files.
+    """
+    lines: list[bytes] = []
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, root).replace(os.sep, "/").encode("utf-8", "surrogateescape")
+            mode = os.lstat(full).st_mode
+            if stat.S_ISLNK(mode):
+                lines.append(rel + b"\0symlink\n")
+            elif stat.S_ISREG(mode):
+                with open(full, "rb") as handle:
+                    lines.append(rel + b"\0" + hashlib.file_digest(handle, "sha256").hexdigest().encode() + b"\n")
+                count += 1
+        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
+    lines.sort()
+    return "sha256:" + hashlib.sha256(b"".join(lines)).hexdigest(), count
+
+
+def _tree_input(role: str, path: Path) -> InputDigest:
+    digest, count = tree_digest(path)
+    return InputDigest(role, path.name, digest, f"folder of {count:,} files")
+
+
+def _text_digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# --------------------------------------------------------------------------- the default core
+
+
+class DefaultCore:
+    """Runs the project's comparison and ledger cores for one config entry each."""
+
+    def compare(self, entry: ComparisonConfig) -> ComparisonData:
+        from generator.pipelines.compare import ComparisonInputs, run_comparison
+        from generator.read.comet.tasks import read_instruction
+
+        result = run_comparison(
+            ComparisonInputs(
+                candidate_dir=entry.candidate.experiment,
+                candidate_treatment=entry.candidate.treatment,
+                baseline_dir=entry.baseline.experiment,
+                baseline_treatment=entry.baseline.treatment,
+                tasks_dir=entry.tasks,
+                eval_root=entry.eval_root,
+                ks=entry.ks,
+                rebase_artifacts=entry.rebase_artifacts,
+            )
+        )
+        document = result.document
+        instructions: dict[str, str | None] = {}
+        if entry.tasks is not None:
+            for task in document["tasks"]:
+                instructions[task] = read_instruction(entry.tasks, task)
+        inputs = [
+            InputDigest(
+                "comparison document", "data.json", _text_digest(json_text(document)), "evalsite.comparison.v1"
+            ),
+            _tree_input("candidate experiment", entry.candidate.experiment),
+            _tree_input("baseline experiment", entry.baseline.experiment),
+        ]
+        if entry.tasks is not None:
+            inputs.append(_tree_input("tasks", entry.tasks))
+        return ComparisonData(document, result.markdown, instructions, tuple(inputs))
+
+    def ledger(self, entry: LedgerConfig) -> LedgerData:
+        from generator.analyze.ledger.checks import check_entries, describe
+        from generator.analyze.ledger.schema import LedgerDataError
+        from generator.analyze.ledger.summary import extended_summary, summarize
+        from generator.read.ledger.reader import load_campaign, read_ledger
+
+        inputs = (
+            InputDigest("campaign file", entry.campaign.name, file_digest(entry.campaign)),
+            InputDigest("ledger file", entry.ledger.name, file_digest(entry.ledger)),
+        )
+        campaign = load_campaign(entry.campaign)
+        # Parse only; summarize() validates every receipt itself, so the
+        # (costly) receipt checks run once on the good path.
+        ledger = read_ledger(entry.ledger, None, lock="none")
+        problems = [describe(problem) for problem in ledger.problems]
+        if ledger.torn_tail is not None:
+            problems.append(ledger.torn_tail.describe())
+        summary = None
+        if not problems:
+            try:
+                summary = summarize(campaign, ledger.receipts)
+            except LedgerDataError:
+                problems = [describe(p) for p in check_entries(list(ledger.entries), campaign).problems]
+                if not problems:
+                    raise
+        if summary is None:
+            raise EntryDataError(
+                f"the ledger has {len(problems)} problem(s) and cannot be summarized; first: {problems[0]}",
+                problems,
+                inputs,
+            )
+        extended = extended_summary(campaign, ledger.receipts, summary)
+        inputs += (
+            InputDigest("ledger summary", "data.json", _text_digest(json_text(summary)), "reference summary schema"),
+        )
+        return LedgerData(summary, inputs, (), extended)
+
+
+# --------------------------------------------------------------------------- build
+
+
+@dataclass
+class BuildReport:
+    out_dir: Path
+    pages: int = 0
+    files: int = 0
+    total_bytes: int = 0
+    largest_page: tuple[str, int] = ("", 0)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+class _Progress:
+    """A rich progress bar on a terminal; silent otherwise (CI, pipes, tests)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self._bar = None
+        if enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self._bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                transient=True,
+            )
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)  # type: ignore[arg-type]
+
+    def stage(self, description: str, total: int) -> Callable[[], None]:
+        if self._bar is None:
+            return lambda: None
+        task = self._bar.add_task(description, total=total)
+        return lambda: self._bar.advance(task)  # type: ignore[union-attr]
+
+
+def progress_wanted(stream: Any = None) -> bool:
+    stream = stream or sys.stderr
+    if os.environ.get("CI") or os.environ.get("EVALSITE_NO_PROGRESS"):
+        return False
+    return bool(getattr(stream, "isatty", lambda: False)())
+
+
+def _site_info(config: SiteConfig) -> SiteInfo:
+    built = None
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch and epoch.strip().isdigit():
+        built = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return SiteInfo(config.title, config.description, config.noindex, built, f"evalsite {__version__}")
+
+
+def _epoch() -> int | None:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    return int(epoch) if epoch.isdigit() else None
+
+
+def check_output_location(out_dir: Path, config: SiteConfig) -> None:
+    """Refuse an output folder whose replacement would destroy the config or any input."""
+    out = out_dir.resolve()
+    if out == Path(out.anchor) or out == Path.home().resolve():
+        raise EvalsiteError(f"refusing to use {out.name or out.anchor!r} as the output folder")
+    protected = (config.base_dir, *config.input_paths())
+    for path in protected:
+        path = path.resolve()
+        if path == out or out in path.parents:
+            raise EvalsiteError(
+                f"output folder {out.name!r} contains the site config or an input ({path.name!r}); choose another"
+            )
+        if path in out.parents and path != config.base_dir:
+            raise EvalsiteError(f"output folder {out.name!r} is inside an input folder ({path.name!r})")
+
+
+def _scrub(message: str, config: SiteConfig) -> str:
+    """Remove local paths from a message before it reaches a page."""
+    message = " ".join(str(message).split())
+    roots = sorted(
+        {str(p) for p in (config.base_dir, *config.input_paths(), Path.home())} | {os.path.realpath(os.sep + "tmp")},
+        key=len,
+        reverse=True,
+    )
+    for root in roots:
+        if root and root != os.sep:
+            message = message.replace(root, "…")
+    return message
+
+
+def _data_error_message(error: BaseException, config: SiteConfig) -> str:
+    if isinstance(error, OSError) and not isinstance(error, EvalsiteError):
+        return f"could not read an input ({type(error).__name__}: {error.strerror or 'I/O error'})"
+    return _scrub(str(error), config) or type(error).__name__
+
+
+def _entry_failed(
+    kind: str,
+    entry: ComparisonConfig | LedgerConfig,
+    error: BaseException,
+    site: SiteInfo,
+    config: SiteConfig,
+    report: BuildReport,
+) -> tuple[Headline, list[PageBundle]]:
+    """A data error in one entry: an error page at its URL, a warning, a marked headline."""
+    message = _data_error_message(error, config)
+    report.warnings.append(f"{kind} {entry.id!r}: {message}")
+    details = tuple(_scrub(d, config) for d in getattr(error, "details", ()))
+    inputs = getattr(error, "inputs", ())
+    bundle = entry_error_page(kind, entry.id, entry.title, message, site, inputs, details)
+    return error_headline(kind, entry.id, entry.title, message), [bundle]
+
+
+def _comparison_statistics(entry: ComparisonConfig, data: ComparisonData, report: BuildReport) -> StatisticsSection:
+    """The issue-6 statistics for the page; a failure there degrades to a visible notice."""
+    try:
+        from generator.pages.comparison.statistics import comparison_statistics
+
+        return comparison_statistics(data.document)
+    except ImportError:
+        return StatisticsSection()
+    except (ValueError, ArithmeticError, LookupError, TypeError, AttributeError) as error:
+        message = f"paired statistics unavailable ({type(error).__name__}: {' '.join(str(error).split())})"
+        report.warnings.append(f"comparison {entry.id!r}: {message}")
+        return StatisticsSection(notices=(Notice("warning", message),))
+
+
+def _comparison_bundles(
+    entry: ComparisonConfig, core: Core, site: SiteInfo, config: SiteConfig, report: BuildReport
+) -> tuple[Headline, list[PageBundle]]:
+    try:
+        data = core.compare(entry)
+        statistics = data.statistics if not data.statistics.empty else _comparison_statistics(entry, data, report)
+        source = ComparisonSource(
+            entry.id,
+            entry.title,
+            data.document,
+            data.markdown,
+            data.instructions,
+            data.inputs,
+            entry.tasks is not None,
+            statistics,
+        )
+        bundles = build_comparison_pages(source, site)
+        verdict = statistics.verdict.text.split(" — ", 1)[0] if statistics.verdict else None
+        headline = comparison_headline(entry.id, entry.title, data.document, verdict)
+        return headline, bundles
+    except _DATA_ERRORS as error:
+        return _entry_failed("comparison", entry, error, site, config, report)
+
+
+def _ledger_bundles(
+    entry: LedgerConfig, core: Core, site: SiteInfo, config: SiteConfig, report: BuildReport
+) -> tuple[Headline, list[PageBundle]]:
+    try:
+        data = core.ledger(entry)
+        statistics = data.statistics
+        if statistics.empty and data.extended:
+            from generator.pages.comparison.statistics import ledger_statistics
+
+            statistics = ledger_statistics(data.extended)
+        source = LedgerSource(entry.id, entry.title, data.summary, data.inputs, data.notices, data.extended, statistics)
+        bundles = build_ledger_pages(source, site)
+        return ledger_headline(entry.id, entry.title, data.summary), bundles
+    except _DATA_ERRORS as error:
+        return _entry_failed("ledger", entry, error, site, config, report)
+
+
+def _write_bundle(writer: SiteWriter, bundle: PageBundle, templates: Path, report: BuildReport) -> None:
+    url = bundle.page.meta.url
+    folder = page_dir(url)
+    prefix = f"{folder}/" if folder else ""
+    html = render_page(bundle.page, templates)
+    writer.write_text(url, html)
+    size = len(html.encode("utf-8"))
+    if size > report.largest_page[1]:
+        report.largest_page = (url, size)
+    writer.write_json(prefix + "data.json", bundle.data)
+    for name, content in bundle.extras:
+        if isinstance(content, str):
+            writer.write_text(prefix + name, content)
+        else:
+            writer.write_json(prefix + name, content)
+
+
+def _write_assets(writer: SiteWriter, templates: Path, noindex: bool) -> None:
+    for name in ASSET_FILES:
+        writer.write_bytes(f"assets/{name}", (templates / "assets" / name).read_bytes())
+    writer.write_bytes("assets/plotly.min.js", plotly_js())
+    if noindex:
+        writer.write_text("robots.txt", "User-agent: *\nDisallow: /\n")
+
+
+def build_site(
+    config: SiteConfig,
+    out_dir: Path | None = None,
+    *,
+    core: Core | None = None,
+    progress: bool = False,
+    templates_dir: Path | None = None,
+) -> BuildReport:
+    """Build the whole site into *out_dir* (default: the config's output) atomically."""
+    started = time.perf_counter()
+    out = Path(out_dir or config.output).resolve()
+    check_output_location(out, config)
+    core = core or DefaultCore()
+    templates = templates_dir or default_templates_dir()
+    site = _site_info(config)
+    report = BuildReport(out)
+
+    with _Progress(progress) as bar:
+        headlines_c: list[Headline] = []
+        headlines_l: list[Headline] = []
+        bundles: list[PageBundle] = []
+        tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
+        for comparison in config.comparisons:
+            headline, pages = _comparison_bundles(comparison, core, site, config, report)
+            headlines_c.append(headline)
+            bundles.extend(pages)
+            tick()
+        for ledger in config.ledgers:
+            headline, pages = _ledger_bundles(ledger, core, site, config, report)
+            headlines_l.append(headline)
+            bundles.extend(pages)
+            tick()
+        if config.strict and report.warnings:
+            raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
+        index_inputs = [
+            InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
+            for bundle in bundles
+            if bundle.page.template in ("comparison.html", "ledger.html", "entry_error.html")
+            for item in bundle.page.meta.inputs
+        ]
+        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs))
+
+        tick = bar.stage("writing pages", len(bundles))
+        with staged_site(out, _epoch()) as writer:
+            _write_assets(writer, templates, config.noindex)
+            for bundle in bundles:
+                _write_bundle(writer, bundle, templates, report)
+                tick()
+            report.pages = len(bundles)
+            report.files = len(writer.written)
+            report.total_bytes = writer.total_bytes
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path.name
+
+
+def run_build_command(args: argparse.Namespace) -> int:
+    """``evalsite build [--config FILE] [--out DIR]``."""
+    config = load_config(args.config)
+    out = Path(args.out).resolve() if getattr(args, "out", None) else config.output
+    report = build_site(config, out, progress=progress_wanted())
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    print(
+        f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
+        f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
+        + (
+            f"; {len(report.warnings)} entr{'y' if len(report.warnings) == 1 else 'ies'} with data problems"
+            if report.warnings
+            else ""
+        )
+    )
+    return 0

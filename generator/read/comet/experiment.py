@@ -1,0 +1,337 @@
+"""Comet experiment directories: reports, their identity, and their raw artifacts.
+
+Only ``reports/*.json`` (top level, sorted by file name) defines the runs of an
+experiment.  A report belongs to treatment ``T`` when its ``name`` reads
+``<task>-<T>`` with an optional ``-r<N>`` repetition suffix; reports of other
+treatments are ignored.  The repetition is, in order of precedence, the
+``_sample<N>_from_<source>`` marker of a combined experiment's report file
+name, the name's ``-r<N>``, then the report's ``rep`` field.
+
+A report's raw stdout is reached only through its own
+``events_summary.artifact_references`` entry and only when that file is bound
+to the same task and repetition by its name and lies inside the experiment
+(or, for a combined report, inside the named sibling source experiment),
+with every folder on the way a real folder.  With ``rebase`` on, a reference
+that fails those rules is looked up once more by its exact expected file name
+in the experiment's own ``raw/`` folder, under the same rules, and the run is
+marked as rebased.  Report files that cannot be read or parsed are kept as
+:class:`SkippedReport` entries so they can be disclosed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.model.errors import EvalsiteError
+from generator.read.comet.manifest import CaseManifest, raw_manifest_of, verify_embedded
+from generator.read.comet.matrix import MatrixLoad, load_matrix
+from generator.read.comet.quality import Quality, sample_quality
+from generator.read.comet.telemetry import extract_telemetry
+from generator.read.safe_io import Refusal, is_real_directory, read_contained
+
+MAX_REPORT_BYTES = 16 * 1024 * 1024
+MAX_RAW_BYTES = 64 * 1024 * 1024
+_SAMPLE_MARK = re.compile(r"_sample(?P<rep>\d+)_from_")
+_COMBINED_STEM = re.compile(r"_sample(?P<rep>\d+)_from_(?P<source>[A-Za-z0-9._-]+)$")
+_ARTIFACT_SUFFIX = {"raw_stdout": "_stdout.json", "raw_stderr": "_stderr.txt"}
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One report of the compared treatment, with everything derived from it."""
+
+    side: str  # "candidate" | "baseline"
+    task: str
+    rep: int
+    file: str  # report file name inside reports/
+    report: Mapping[str, Any]
+    manifest: CaseManifest
+    manifest_valid: bool
+    quality: Quality
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.task, self.rep)
+
+    @property
+    def passed(self) -> bool:
+        """Passed only when ``passed`` is true and ``checks_failed`` is an empty list."""
+        failed = self.report.get("checks_failed")
+        return self.report.get("passed") is True and isinstance(failed, list) and not failed
+
+    @property
+    def checks_failed(self) -> tuple[str, ...]:
+        failed = self.report.get("checks_failed")
+        return tuple(str(item) for item in failed) if isinstance(failed, list) else ()
+
+
+@dataclass(frozen=True)
+class SkippedReport:
+    side: str
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    side: str
+    treatment: str
+    root: Path  # resolved folder; never printed
+    label: str  # folder name, safe to print
+    records: tuple[RunRecord, ...]
+    skipped: tuple[SkippedReport, ...]
+    matrix: MatrixLoad
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """Outcome of reading one run's raw stdout for telemetry."""
+
+    status: str  # verified | rebased | no-result-event | absent | rejected
+    reason: str | None
+    telemetry: Mapping[str, Any] | None
+
+
+class _Identity:
+    """Parses ``(task, rep)`` from a report for one treatment."""
+
+    def __init__(self, treatment: str) -> None:
+        self.pattern = re.compile(rf"^(?P<task>.+)-{re.escape(treatment)}(?:-r(?P<rep>\d+))?$")
+
+    def matches(self, report: Mapping[str, Any]) -> re.Match[str] | None:
+        return self.pattern.match(str(report.get("name") or ""))
+
+    @staticmethod
+    def repetition(match: re.Match[str], report: Mapping[str, Any], stem: str) -> int | None:
+        sample = _SAMPLE_MARK.search(stem)
+        if sample:
+            raw: Any = sample.group("rep")
+        elif match.group("rep") is not None:
+            raw = match.group("rep")
+        else:
+            raw = report.get("rep", 1)
+        return _positive_int(raw)
+
+
+def _is_within(path: str, folder: str) -> bool:
+    """Lexical containment, like ``PurePath.is_relative_to`` on normalised paths."""
+    folder = folder.rstrip(os.sep) or os.sep
+    return path == folder or path.startswith(folder if folder == os.sep else folder + os.sep)
+
+
+def _positive_int(raw: Any) -> int | None:
+    """``int(raw)`` if that works and gives at least 1; bools are refused."""
+    if isinstance(raw, bool):
+        return None
+    try:
+        value = int(raw)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return value if value >= 1 else None
+
+
+def _decode_report(data: bytes) -> Mapping[str, Any] | str:
+    """The report object, or the reason it cannot be used."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return "not valid UTF-8"
+    try:
+        report = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        return "not valid JSON"
+    if not isinstance(report, dict):
+        return "not a JSON object"
+    return report
+
+
+def _stem(file_name: str) -> str:
+    """``PurePath(name).stem`` for a plain file name, without building a path."""
+    dot = file_name.rfind(".")
+    return file_name[:dot] if dot > 0 else file_name
+
+
+def _report_files(reports_dir: Path) -> list[str]:
+    try:
+        with os.scandir(reports_dir) as entries:
+            return sorted(entry.name for entry in entries if entry.name.endswith(".json"))
+    except OSError:
+        return []
+
+
+def load_experiment(
+    side: str,
+    directory: Path,
+    treatment: str,
+    *,
+    manifest_for: Callable[[str], CaseManifest],
+) -> Experiment:
+    """Read every report of ``treatment`` in ``directory``.
+
+    ``manifest_for(task)`` supplies the fallback manifest of a task (cached by
+    the caller so both sides share one tree walk per task).
+    """
+    if not directory.exists():
+        raise EvalsiteError(f"{side} experiment folder {directory.name!r} does not exist")
+    if not directory.is_dir():
+        raise EvalsiteError(f"{side} experiment {directory.name!r} is not a folder")
+    root = directory.resolve()
+    identity = _Identity(treatment)
+    reports_dir = root / "reports"
+    records: list[RunRecord] = []
+    skipped: list[SkippedReport] = []
+    if is_real_directory(reports_dir):
+        reports_text = str(reports_dir)
+        for name in _report_files(reports_dir):
+            data = read_contained(
+                os.path.join(reports_text, name), reports_text, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True
+            )
+            if isinstance(data, Refusal):
+                skipped.append(SkippedReport(side, name, f"report file {data.reason}"))
+                continue
+            report = _decode_report(data)
+            if isinstance(report, str):
+                skipped.append(SkippedReport(side, name, f"report is {report}"))
+                continue
+            match = identity.matches(report)
+            if match is None:
+                continue  # another treatment's report
+            rep = identity.repetition(match, report, _stem(name))
+            if rep is None:
+                skipped.append(SkippedReport(side, name, "report has an invalid repetition"))
+                continue
+            task = match.group("task")
+            raw_manifest = raw_manifest_of(report)
+            manifest = verify_embedded(raw_manifest, task)
+            valid = manifest is not None or raw_manifest is None
+            if manifest is None:
+                manifest = manifest_for(task)
+            binder = ArtifactBinder(root, report, name, rep, rebase=False)
+            quality = sample_quality(report, binder.read_text)
+            records.append(RunRecord(side, task, rep, name, report, manifest, valid, quality))
+    elif reports_dir.exists() or reports_dir.is_symlink():
+        raise EvalsiteError(f"{side} experiment {directory.name!r}: reports/ is not a real folder")
+    return Experiment(
+        side=side,
+        treatment=treatment,
+        root=root,
+        label=directory.name or root.name,
+        records=tuple(records),
+        skipped=tuple(skipped),
+        matrix=load_matrix(root),
+    )
+
+
+class ArtifactBinder:
+    """Finds and reads the raw artifacts one report is allowed to name."""
+
+    def __init__(self, root: Path, report: Mapping[str, Any], file: str, rep: int, *, rebase: bool) -> None:
+        self.root = root
+        self.root_text = str(root)
+        self.report = report
+        self.stem = _stem(file)
+        self.rep = rep
+        self.rebase = rebase
+
+    def _reference(self, key: str) -> str | None:
+        events = self.report.get("events_summary")
+        refs = events.get("artifact_references") if isinstance(events, dict) else None
+        value = refs.get(key) if isinstance(refs, dict) else None
+        return value if isinstance(value, str) and value else None
+
+    def _expected_names(self, key: str) -> set[str] | None:
+        name = self.report.get("name")
+        own_rep = _positive_int(self.report.get("rep", 1))
+        if not isinstance(name, str) or not name or own_rep is None:
+            return None
+        suffix = f"_rep{own_rep}{_ARTIFACT_SUFFIX[key]}"
+        return {name + suffix, name.replace("-", "_") + suffix}
+
+    def _allowed_root(self, path: str) -> str | None:
+        if _is_within(path, self.root_text):
+            return self.root_text
+        combined = _COMBINED_STEM.search(self.stem)
+        if combined is None or _positive_int(combined.group("rep")) != self.rep:
+            return None
+        source = combined.group("source")
+        if source in (".", ".."):
+            return None
+        sibling = os.path.join(os.path.dirname(self.root_text), source)
+        return sibling if _is_within(path, sibling) else None
+
+    def locate(self, key: str) -> tuple[str, str] | Refusal:
+        """The (file, allowed root) the report's reference binds to, or why not."""
+        reference = self._reference(key)
+        if reference is None:
+            return Refusal("no artifact reference")
+        if "\0" in reference:
+            return Refusal("outside its experiment")
+        path = os.path.abspath(os.path.join(self.root_text, reference))  # an absolute reference wins the join
+        allowed = self._allowed_root(path)
+        if allowed is None:
+            return Refusal("outside its experiment")
+        names = self._expected_names(key)
+        if names is None:
+            return Refusal("report name or repetition is invalid")
+        if os.path.basename(path) not in names:
+            return Refusal("file name is not bound to this task and repetition")
+        try:
+            info = os.lstat(allowed)
+        except OSError:
+            return Refusal("allowed folder is missing")
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
+            return Refusal("allowed folder is not a real folder")
+        return path, allowed
+
+    def _rebased(self, key: str, tried: str | None) -> tuple[str, str] | None:
+        reference = self._reference(key)
+        names = self._expected_names(key)
+        if reference is None or names is None:
+            return None
+        name = reference.replace("\\", "/").rsplit("/", 1)[-1]
+        if name not in names:
+            return None
+        path = os.path.join(self.root_text, "raw", name)
+        return None if path == tried else (path, self.root_text)
+
+    def read(self, key: str) -> tuple[bytes | Refusal, bool]:
+        """The artifact's bytes (or a refusal) and whether it was found by rebasing."""
+        max_bytes = MAX_RAW_BYTES
+        located = self.locate(key)
+        tried = located[0] if not isinstance(located, Refusal) else None
+        result = located if isinstance(located, Refusal) else self._read_within(*located, max_bytes)
+        if isinstance(result, Refusal) and self.rebase:
+            rebased = self._rebased(key, tried)
+            if rebased is not None:
+                second = self._read_within(*rebased, max_bytes)
+                if not isinstance(second, Refusal):
+                    return second, True
+        return result, False
+
+    def _read_within(self, path: str, root: str, max_bytes: int) -> bytes | Refusal:
+        own_root = root == self.root_text  # already resolved when the experiment was opened
+        return read_contained(path, root, max_bytes=max_bytes, root_is_resolved=own_root)
+
+    def read_text(self, key: str) -> str | None:
+        data, _rebased = self.read(key)
+        return None if isinstance(data, Refusal) else data.decode("utf-8", errors="replace")
+
+
+def read_run_telemetry(experiment: Experiment, record: RunRecord, *, rebase: bool) -> Artifact:
+    """Re-derive one run's telemetry from its bound raw stdout."""
+    binder = ArtifactBinder(experiment.root, record.report, record.file, record.rep, rebase=rebase)
+    data, rebased = binder.read("raw_stdout")
+    if isinstance(data, Refusal):
+        status = "absent" if data.reason in ("no artifact reference", "missing") else "rejected"
+        return Artifact(status, data.reason, None)
+    telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
+    if telemetry["subject_invocations"] == 0:
+        return Artifact("no-result-event", "no result event in raw stdout", None)
+    return Artifact("rebased" if rebased else "verified", None, telemetry)

@@ -1,0 +1,370 @@
+"""Case manifests: the content hashes that decide whether two runs are comparable.
+
+A Comet report may carry a *case manifest* (schema v1 or v2) naming the
+hashes of everything that defined its case: task definition, instruction,
+validators, environment, data, prompt, and for v2 also the runner, the
+controller and a privacy-safe execution identity.  evalsite recomputes every
+derived hash and trusts nothing it could not recompute.  Reports without a
+manifest get one rebuilt from the current tasks tree (``fallback``), which
+proves parity at comparison time only.
+
+The hash constructions are fixed by Comet and reproduced bit for bit:
+
+* canonical JSON is ``json.dumps(obj, sort_keys=True, separators=(",", ":"))``
+  with ASCII escaping, hashed as UTF-8 and written ``sha256:<hex>``;
+* the *tree hash* feeds, for every entry under a path in path-component
+  order, ``F\\0<rel>\\0<bytes>\\0`` for a file or ``L\\0<rel>\\0<target>\\0`` for a
+  symbolic link (never followed), skipping ``.env*`` names, anything inside
+  ``__pycache__`` and ``*.pyc``/``*.pyo``; a missing path feeds ``missing\\0``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from generator.model.errors import EvalsiteError
+
+SCHEMA_V1 = "comet.eval.case-manifest.v1"
+SCHEMA_V2 = "comet.eval.case-manifest.v2"
+CORE_SCHEMA = "comet.eval.case-core.v1"
+IDENTITY_SCHEMA = "comet.eval.execution-identity.v1"
+
+# The six task-core components (every manifest), then what v2 adds.
+CORE_PARTS = tuple(f"{name}_hash" for name in ("task", "instruction", "validator", "environment", "data", "prompt"))
+V2_PARTS = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
+# Digests an execution identity carries instead of raw image ids, model names or prompts.
+IDENTITY_HASHES = tuple(
+    f"{name}_hash"
+    for name in ("image_id", "image_repo_digests", "image_ref", "claude_tool_version", "model_selection", "interaction")
+)
+IDENTITY_KEYS = frozenset({"schema", *IDENTITY_HASHES, "model_source", "interaction_mode", "interaction_max_turns"})
+
+# Comet controller files (relative to its eval/ folder) that fallback manifests hash.
+SHARED_VALIDATION = ("scaffold", "python", "validation")
+NATIVE_ADAPTER = ("scaffold", "python", "native_eval.py")
+TASK_RENDERER = ("scaffold", "python", "tasks.py")
+
+FALLBACK_SOURCE = "current-task-tree-fallback"
+_HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
+_CANONICAL_TURNS = re.compile(r"[1-9][0-9]{0,3}")
+_SAFE_TASK_DIR = re.compile(r"[^/\\\x00]+")
+
+
+def sha256_text(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def canonical_hash(value: Any) -> str:
+    """``sha256:`` of Comet's canonical JSON (sorted keys, no spaces, ASCII escapes)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return sha256_text(text.encode("utf-8"))
+
+
+def is_hash(value: Any) -> bool:
+    return isinstance(value, str) and _HASH_RE.fullmatch(value) is not None
+
+
+def short_hash(value: str | None) -> str:
+    """The first 12 hex digits, as reports print them."""
+    if not value:
+        return ""
+    return value.removeprefix("sha256:")[:12]
+
+
+@dataclass(frozen=True)
+class CaseManifest:
+    """A verified (or rebuilt) manifest.  ``source`` says which."""
+
+    task: str
+    source: str  # report-bound-v1 | report-bound-v2 | current-task-tree-fallback
+    schema: str
+    components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
+    case_hash: str  # as verified (embedded) or computed (fallback)
+    core_hash: str  # derived; compares a v1 record with a v2 one
+
+    @property
+    def run_bound(self) -> bool:
+        return self.source != FALLBACK_SOURCE
+
+    @property
+    def execution_bound(self) -> bool:
+        return self.source == "report-bound-v2"
+
+    def get(self, part: str) -> str | None:
+        return self.components.get(part)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "source": self.source,
+            "schema": self.schema,
+            "case_hash": self.case_hash,
+            "core_hash": self.core_hash,
+        }
+        for part in V2_PARTS:
+            out[part] = self.components.get(part)
+        return out
+
+
+def _case_hash(schema: str, task: str, parts: Mapping[str, str]) -> str:
+    return canonical_hash({"schema": schema, "task": task, **parts})
+
+
+def core_hash(task: str, parts: Mapping[str, str]) -> str:
+    """The task-core hash that lets a v1 manifest be compared with a v2 one."""
+    return _case_hash(CORE_SCHEMA, task, {key: parts[key] for key in CORE_PARTS})
+
+
+def _valid_identity(raw: Any) -> dict[str, str] | None:
+    """The execution identity if every field is well formed, else None."""
+    if not isinstance(raw, dict) or set(raw) != IDENTITY_KEYS:
+        return None
+    if raw["schema"] != IDENTITY_SCHEMA:
+        return None
+    if not all(is_hash(raw[key]) for key in IDENTITY_HASHES):
+        return None
+    if raw["model_source"] not in ("explicit", "runtime-default"):
+        return None
+    if raw["interaction_mode"] not in ("none", "auto_user", "custom"):
+        return None
+    turns = raw["interaction_max_turns"]
+    if not isinstance(turns, str) or not _CANONICAL_TURNS.fullmatch(turns) or int(turns) > 1000:
+        return None
+    return dict(raw)
+
+
+def raw_manifest_of(report: Mapping[str, Any]) -> Any:
+    """The manifest a report carries: top level wins, else ``events_summary``."""
+    events = report.get("events_summary")
+    events = events if isinstance(events, dict) else {}
+    return report.get("case_manifest") or events.get("case_manifest")
+
+
+_VERIFIED: dict[tuple[Any, ...], CaseManifest | None] = {}
+
+
+def _content_key(raw: dict[str, Any], task: str) -> tuple[Any, ...] | None:
+    """A hashable key equal for equal manifests (None when a value is not hashable)."""
+    items = []
+    for key, value in raw.items():
+        if isinstance(value, dict):
+            value = tuple(sorted((k, type(v), v) for k, v in value.items()))
+        items.append((key, type(value), value))
+    try:
+        key = (task, tuple(sorted(items)))
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def verify_embedded(raw: Any, task: str) -> CaseManifest | None:
+    """Verify a report's manifest for ``task``; None when anything fails to check.
+
+    Every repetition of a task usually carries the same manifest, so results
+    are memoised by content (type-exact, so ``1`` and ``True`` never share).
+    """
+    if not isinstance(raw, dict):
+        return None
+    key = _content_key(raw, task)
+    if key is None:
+        return _verify(raw, task)
+    if key not in _VERIFIED:
+        if len(_VERIFIED) > 100_000:
+            _VERIFIED.clear()
+        _VERIFIED[key] = _verify(raw, task)
+    return _VERIFIED[key]
+
+
+def _verify(raw: dict[str, Any], task: str) -> CaseManifest | None:
+    schema = raw.get("schema")
+    if schema == SCHEMA_V1:
+        parts_names, keys = CORE_PARTS, {"schema", "task", "case_hash", *CORE_PARTS}
+    elif schema == SCHEMA_V2:
+        parts_names = V2_PARTS
+        keys = {"schema", "task", "case_hash", "execution_identity", *V2_PARTS}
+    else:
+        return None
+    if raw.get("task") != task or set(raw) != keys:
+        return None
+    if not all(is_hash(raw[name]) for name in parts_names):
+        return None
+    parts = {name: raw[name] for name in parts_names}
+    claimed = raw["case_hash"]
+    if not isinstance(claimed, str) or claimed != _case_hash(schema, task, parts):
+        return None
+    if schema == SCHEMA_V2:
+        identity = _valid_identity(raw["execution_identity"])
+        if identity is None or parts["execution_hash"] != canonical_hash(identity):
+            return None
+    source = "report-bound-v2" if schema == SCHEMA_V2 else "report-bound-v1"
+    return CaseManifest(
+        task=task, source=source, schema=schema, components=parts, case_hash=claimed, core_hash=core_hash(task, parts)
+    )
+
+
+# --------------------------------------------------------------------------- tree hash
+
+
+def _entry_bytes(kind: str, rel: str, payload: str | None = None) -> bytes:
+    try:
+        head = f"{kind}\0{rel}\0" if payload is None else f"{kind}\0{rel}\0{payload}\0"
+        return head.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EvalsiteError("a tasks-tree file name is not valid UTF-8; it cannot be hashed") from None
+
+
+def _skipped(name: str, parts: tuple[str, ...]) -> bool:
+    if name.startswith(".env") or "__pycache__" in parts:
+        return True
+    return PurePosixPath(name).suffix in (".pyc", ".pyo")
+
+
+def _walk(root: Path) -> list[tuple[tuple[str, ...], os.DirEntry[str]]]:
+    """Every entry below ``root`` without entering linked folders, by path components."""
+    found: list[tuple[tuple[str, ...], os.DirEntry[str]]] = []
+    stack: list[tuple[Path, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        folder, prefix = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = list(entries)
+        except OSError:
+            continue
+        for entry in listed:
+            rel = (*prefix, entry.name)
+            found.append((rel, entry))
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append((Path(entry.path), rel))
+            except OSError:
+                continue
+    found.sort(key=lambda item: item[0])
+    return found
+
+
+def _feed_file(digest: Any, path: Path | str) -> None:
+    with open(path, "rb", opener=lambda p, f: os.open(p, f | getattr(os, "O_NOFOLLOW", 0))) as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+
+
+def tree_hash(path: Path) -> str:
+    """Hash a file or a folder without following symbolic links."""
+    digest = hashlib.sha256()
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        digest.update(b"missing\0")
+        return "sha256:" + digest.hexdigest()
+    except OSError as error:
+        raise EvalsiteError(f"cannot inspect a tasks-tree path ({error.strerror})") from None
+    base_parts = path.parts
+    if stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode):
+        if not _skipped(path.name, base_parts):
+            if stat.S_ISLNK(info.st_mode):
+                digest.update(_entry_bytes("L", path.name, os.readlink(path)))
+            else:
+                digest.update(_entry_bytes("F", path.name))
+                _feed_file(digest, path)
+                digest.update(b"\0")
+        return "sha256:" + digest.hexdigest()
+    if not stat.S_ISDIR(info.st_mode):
+        return "sha256:" + digest.hexdigest()
+    for rel, entry in _walk(path):
+        if _skipped(entry.name, base_parts + rel):
+            continue
+        rel_text = "/".join(rel)
+        if entry.is_symlink():
+            digest.update(_entry_bytes("L", rel_text, os.readlink(entry.path)))
+        elif entry.is_file(follow_symlinks=False):
+            digest.update(_entry_bytes("F", rel_text))
+            _feed_file(digest, entry.path)
+            digest.update(b"\0")
+    return "sha256:" + digest.hexdigest()
+
+
+def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> str:
+    """Hash of the prompt prefix plus the instruction's bytes, read only inside the tasks tree.
+
+    Comet reads ``instruction.md`` through symbolic links here; evalsite does
+    so only when the link's target stays inside the tasks tree.
+    """
+    digest = hashlib.sha256(b"canonical-task-prompt-v1\0")
+    target = None
+    if task_dir is not None and tasks_root is not None:
+        try:
+            resolved = (task_dir / "instruction.md").resolve(strict=True)
+            if resolved.is_relative_to(tasks_root.resolve(strict=True)) and resolved.is_file():
+                target = resolved
+        except (OSError, RuntimeError):
+            target = None
+    if target is None:
+        digest.update(b"missing")
+    else:
+        with open(target, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None) -> CaseManifest:
+    """Rebuild a v1 manifest for ``task`` from the current tasks tree.
+
+    Without ``tasks_dir`` (or for a task name that is not a plain folder name)
+    every task path hashes as missing; without ``eval_root`` the three Comet
+    controller paths do.
+    """
+    if tasks_dir is not None and _SAFE_TASK_DIR.fullmatch(task) and task not in (".", ".."):
+        task_dir = tasks_dir / task
+    else:
+        task_dir = None
+
+    def task_path(name: str) -> str:
+        return _missing_hash() if task_dir is None else tree_hash(task_dir / name)
+
+    def eval_path(parts: tuple[str, ...]) -> str:
+        return _missing_hash() if eval_root is None else tree_hash(eval_root.joinpath(*parts))
+
+    native = eval_path(NATIVE_ADAPTER)
+    validator = canonical_hash(
+        {
+            "task_validation": task_path("validation"),
+            "shared_validation": eval_path(SHARED_VALIDATION),
+            "native_adapter": native,
+        }
+    )
+    prompt = canonical_hash(
+        {
+            "instruction": _prompt_instruction_hash(task_dir, tasks_dir),
+            "task_renderer": eval_path(TASK_RENDERER),
+            "native_adapter": native,
+        }
+    )
+    parts = {
+        "task_hash": task_path("task.toml"),
+        "instruction_hash": task_path("instruction.md"),
+        "validator_hash": validator,
+        "environment_hash": task_path("environment"),
+        "data_hash": task_path("data"),
+        "prompt_hash": prompt,
+    }
+    return CaseManifest(
+        task=task,
+        source=FALLBACK_SOURCE,
+        schema=SCHEMA_V1,
+        components=parts,
+        case_hash=_case_hash(SCHEMA_V1, task, parts),
+        core_hash=core_hash(task, parts),
+    )
+
+
+def _missing_hash() -> str:
+    return sha256_text(b"missing\0")

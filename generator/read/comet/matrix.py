@@ -1,0 +1,121 @@
+"""The controller-written ``expected-case-matrix.json``.
+
+Comet writes the matrix after test collection and before any model run, so it
+says which (task, treatment, repetition) cases *should* exist.  It is trusted
+only when every check passes; otherwise it is *invalid* and the comparison
+fails closed for that side (its observed reports are not used as a
+substitute).  A missing file is not an error: the side falls back to the
+reports it has, and the report says so.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.read.comet.manifest import canonical_hash
+from generator.read.safe_io import Refusal, read_regular_file
+
+MATRIX_FILE = "expected-case-matrix.json"
+MATRIX_SCHEMA = "comet.eval.expected-case-matrix.v1"
+MAX_MATRIX_BYTES = 8 * 1024 * 1024
+_IDENTIFIER = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
+
+# How a refused read is described, in Comet's wording.
+_REFUSAL_TEXT = {
+    "missing": None,
+    "is a symbolic link": "matrix is not a regular file",
+    "is not a regular file": "matrix is not a regular file",
+    "exceeds the size limit": "matrix exceeds the size limit",
+    "changed during read": "matrix changed during read",
+    "cannot be inspected": "matrix metadata cannot be read",
+}
+
+
+@dataclass(frozen=True)
+class ExpectedMatrix:
+    matrix_hash: str
+    cases: tuple[tuple[str, str, int], ...]  # (task, treatment, rep), canonical order
+
+    def keys_for(self, treatment: str) -> frozenset[tuple[str, int]]:
+        return frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
+
+
+@dataclass(frozen=True)
+class MatrixLoad:
+    """Outcome of looking for a matrix: absent, valid, or invalid with a reason."""
+
+    matrix: ExpectedMatrix | None = None
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.matrix is not None:
+            return "report-bound"
+        return "invalid" if self.error else "historical-fallback"
+
+
+class MatrixError(ValueError):
+    pass
+
+
+def matrix_payload(cases: list[tuple[str, str, int]]) -> dict[str, Any]:
+    """The canonical matrix object for ``cases`` (used by tests and example data)."""
+    ordered = sorted(set(cases))
+    listed = [{"task": t, "treatment": tr, "rep": r} for t, tr, r in ordered]
+    body = {"schema": MATRIX_SCHEMA, "cases": listed}
+    return {**body, "matrix_hash": canonical_hash(body)}
+
+
+def parse_matrix(raw: Any) -> ExpectedMatrix:
+    """Validate a decoded matrix object; raise :class:`MatrixError` with Comet's wording."""
+    if not isinstance(raw, dict) or set(raw) != {"schema", "matrix_hash", "cases"}:
+        raise MatrixError("expected case matrix has an invalid object shape")
+    if raw["schema"] != MATRIX_SCHEMA:
+        raise MatrixError("expected case matrix schema is invalid")
+    if not isinstance(raw["cases"], list):
+        raise MatrixError("expected case matrix cases must be a list")
+    cases: list[tuple[str, str, int]] = []
+    seen: set[tuple[str, str, int]] = set()
+    for item in raw["cases"]:
+        if not isinstance(item, dict) or set(item) != {"task", "treatment", "rep"}:
+            raise MatrixError("expected case matrix contains an invalid case")
+        task, treatment, rep = item["task"], item["treatment"], item["rep"]
+        for name in (task, treatment):
+            if not isinstance(name, str) or not _IDENTIFIER.fullmatch(name):
+                raise MatrixError("expected case matrix contains an invalid task or treatment")
+        if isinstance(rep, bool) or not isinstance(rep, int) or rep < 1:
+            raise MatrixError("expected case matrix contains an invalid repetition")
+        case = (task, treatment, rep)
+        if case in seen:
+            raise MatrixError("expected case matrix contains a duplicate case")
+        seen.add(case)
+        cases.append(case)
+    if cases != sorted(cases):
+        raise MatrixError("expected case matrix cases are not canonically ordered")
+    if raw["matrix_hash"] != matrix_payload(cases)["matrix_hash"]:
+        raise MatrixError("expected case matrix hash does not match its cases")
+    return ExpectedMatrix(raw["matrix_hash"], tuple(cases))
+
+
+def load_matrix(experiment_dir: Path) -> MatrixLoad:
+    """Find and validate an experiment's matrix; never raises for bad content."""
+    data = read_regular_file(experiment_dir / MATRIX_FILE, max_bytes=MAX_MATRIX_BYTES)
+    if isinstance(data, Refusal):
+        text = _REFUSAL_TEXT.get(data.reason, "matrix cannot be read")
+        return MatrixLoad(error=text)
+    try:
+        decoded = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return MatrixLoad(error="matrix is not valid UTF-8")
+    try:
+        raw = json.loads(decoded)
+    except (json.JSONDecodeError, RecursionError):
+        return MatrixLoad(error="matrix is not valid JSON")
+    try:
+        return MatrixLoad(matrix=parse_matrix(raw))
+    except MatrixError as error:
+        return MatrixLoad(error=str(error))

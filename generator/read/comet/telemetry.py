@@ -1,0 +1,215 @@
+"""Telemetry re-derived from an agent's raw stdout stream.
+
+The stream is JSON Lines: Claude Code ``stream-json`` events, or Codex
+``--json`` events.  A run that was resumed has one ``result`` (Claude) or
+``turn.completed`` (Codex) event per model start, and each carries only that
+invocation's figures, so totals are *sums over every such event*.  Streamed
+``assistant`` events repeat their message's usage once per content block, so
+context samples are de-duplicated by message id (keeping the largest).
+
+Token totals come only from result events; context samples only from
+assistant events; the context window only from a result event's
+``modelUsage``.  Lines that are not JSON objects are ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+# Telemetry fields a comparison can use, in the order reports list them.
+EFFICIENCY_FIELDS = (
+    "subject_invocations",
+    "num_turns",
+    "tool_calls",
+    "duration_seconds",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "total_tokens",
+    "total_cost_usd",
+    "peak_context_input_tokens",
+    "p95_context_input_tokens",
+    "peak_context_occupancy_pct",
+)
+EXTRA_FIELDS = (
+    "cache_creation_input_tokens",
+    "average_context_input_tokens",
+    "peak_context_window_tokens",
+)
+
+_SUMMED_MODEL_KEYS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadInputTokens",
+    "cacheCreationInputTokens",
+    "webSearchRequests",
+    "costUSD",
+)
+_MAXED_MODEL_KEYS = ("contextWindow", "maxOutputTokens")
+_CONTEXT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+_CODEX_TOOL_ITEMS = ("command_execution", "mcp_tool_call", "tool_call")
+
+
+def is_number(value: Any) -> bool:
+    """int or float, but not bool (JSON ``true`` is not a count)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+@dataclass
+class _Totals:
+    """Mutable accumulator used while one stream is scanned."""
+
+    invocations: int = 0
+    sums: dict[str, Any] = field(default_factory=dict)  # only keys seen with a number
+    models: dict[str, dict[str, Any]] = field(default_factory=dict)
+    context: dict[str, list[Any]] = field(default_factory=dict)  # msg id -> [value, model]
+    tool_calls: int = 0
+
+    def add(self, key: str, value: Any) -> None:
+        if is_number(value):
+            self.sums[key] = self.sums.get(key, 0) + value
+
+    def merge_models(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        for model, figures in usage.items():
+            if not isinstance(figures, dict):
+                continue
+            into = self.models.setdefault(model, {})
+            for key in _SUMMED_MODEL_KEYS:
+                value = figures.get(key)
+                if is_number(value):
+                    into[key] = into.get(key, 0) + value
+            for key in _MAXED_MODEL_KEYS:
+                value = figures.get(key)
+                if is_number(value):
+                    into[key] = max(into[key], value) if key in into else value
+
+
+def _result_event(event: dict[str, Any], totals: _Totals) -> None:
+    totals.invocations += 1
+    totals.add("duration_ms", event.get("duration_ms"))
+    totals.add("num_turns", event.get("num_turns"))
+    usage = event.get("usage")
+    if isinstance(usage, dict):
+        for key in ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"):
+            totals.add(key, usage.get(key))
+    totals.add("total_cost_usd", event.get("total_cost_usd"))
+    totals.merge_models(event.get("modelUsage"))
+
+
+def _first_number(usage: dict[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if is_number(usage.get(key)):
+            return usage[key]
+    return None
+
+
+def _codex_turn(event: dict[str, Any], totals: _Totals) -> None:
+    totals.invocations += 1
+    totals.add("num_turns", 1)
+    usage = event.get("usage")
+    if isinstance(usage, dict):
+        totals.add("input_tokens", _first_number(usage, "input_tokens", "inputTokens"))
+        totals.add("output_tokens", _first_number(usage, "output_tokens", "outputTokens"))
+        totals.add("cache_read_input_tokens", _first_number(usage, "cached_input_tokens", "cacheReadInputTokens"))
+    totals.add("duration_ms", event.get("duration_ms"))
+
+
+def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
+    message = event.get("message")
+    if type(message) is not dict:
+        return
+    message_id = message.get("id")
+    usage = message.get("usage")
+    if type(message_id) is str and type(usage) is dict:
+        context = 0
+        for key in _CONTEXT_KEYS:
+            value = usage.get(key)
+            if type(value) is int or type(value) is float:  # exact types: bool is not a count
+                context += value
+        if context > 0:
+            seen = totals.context.get(message_id)
+            if seen is None:
+                totals.context[message_id] = [context, message.get("model")]
+            elif context > seen[0]:
+                seen[0] = context
+                seen[1] = message.get("model")
+    content = message.get("content")
+    if type(content) is list:
+        for block in content:
+            if type(block) is dict and block.get("type") == "tool_use":
+                totals.tool_calls += 1
+
+
+def _codex_item(event: dict[str, Any], totals: _Totals) -> None:
+    item = event.get("item")
+    if isinstance(item, dict) and item.get("type") in _CODEX_TOOL_ITEMS:
+        totals.tool_calls += 1
+
+
+_HANDLERS = {
+    "result": _result_event,
+    "turn.completed": _codex_turn,
+    "assistant": _assistant_event,
+    "item.completed": _codex_item,
+}
+
+
+def _finish(totals: _Totals) -> dict[str, Any]:
+    sums = totals.sums
+    out: dict[str, Any] = {name: None for name in (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)}
+    out["subject_invocations"] = totals.invocations
+    out["tool_calls"] = totals.tool_calls
+    if "duration_ms" in sums:
+        out["duration_seconds"] = sums["duration_ms"] / 1000
+    for key in (
+        "num_turns",
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+        "total_cost_usd",
+    ):
+        out[key] = sums.get(key)
+    token_keys = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    if any(key in sums for key in token_keys):
+        out["total_tokens"] = sum(sums.get(key, 0) for key in token_keys)
+    if totals.context:
+        samples = sorted(value for value, _model in totals.context.values())
+        peak = samples[-1]
+        out["peak_context_input_tokens"] = peak
+        out["p95_context_input_tokens"] = samples[max(0, math.ceil(len(samples) * 0.95) - 1)]
+        out["average_context_input_tokens"] = round(sum(samples) / len(samples), 2)
+        peak_model = next(model for value, model in totals.context.values() if value == peak)
+        window = totals.models.get(peak_model, {}).get("contextWindow") if isinstance(peak_model, str) else None
+        if is_number(window):
+            out["peak_context_window_tokens"] = window
+            if window > 0:
+                out["peak_context_occupancy_pct"] = peak / window * 100
+    out["model_usage"] = {model: dict(figures) for model, figures in sorted(totals.models.items())}
+    return out
+
+
+def extract_telemetry(text: str) -> dict[str, Any]:
+    """Scan one raw stdout stream; return its telemetry (numbers or None)."""
+    totals = _Totals()
+    handlers = _HANDLERS
+    loads = json.loads
+    for line in text.strip().split("\n"):
+        if not line:
+            continue
+        try:
+            event = loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if type(event) is dict:
+            kind = event.get("type")
+            if type(kind) is str:
+                handler = handlers.get(kind)
+                if handler is not None:
+                    handler(event, totals)
+    return _finish(totals)

@@ -1,0 +1,164 @@
+"""Low-level ledger file handling shared by reading and appending.
+
+* :class:`LedgerLock` -- the advisory lock upstream uses: ``flock`` on the
+  sibling file ``<ledger>.lock`` (created ``0600``).  Appenders hold it
+  exclusively, readers shared, so an evalsite process and an upstream process
+  working on the same ledger serialize correctly.
+* :func:`split_lines` -- line splitting with the same rules as Python's text
+  mode (``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line), done on bytes so byte
+  offsets stay exact.  ``\\u2028`` and friends are *not* line ends.
+* :func:`parse_line` -- one JSON value, NaN/Infinity refused.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import gc
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from generator.model.errors import EvalsiteError
+
+__all__ = ["LedgerLock", "NonFiniteNumber", "RawLine", "gc_paused", "lock_path_for", "parse_line", "split_lines"]
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def lock_path_for(ledger_path: str | os.PathLike[str]) -> str:
+    return os.fspath(ledger_path) + ".lock"
+
+
+class LedgerLock:
+    """``flock`` on ``<ledger>.lock``; use as a context manager.
+
+    ``exclusive`` -- appenders; otherwise a shared (reader) lock.
+    ``create`` -- create the lock file (mode 0600) when missing; when False and
+    the file is missing (or cannot be opened for a shared lock), no lock is
+    taken and :attr:`held` stays False.
+    """
+
+    def __init__(self, ledger_path: str | os.PathLike[str], *, exclusive: bool, create: bool = True) -> None:
+        self.path = lock_path_for(ledger_path)
+        self.exclusive = exclusive
+        self.create = create
+        self.held = False
+        self._fd: int | None = None
+
+    def __enter__(self) -> LedgerLock:
+        fd = self._open()
+        if fd is None:
+            return self
+        self._fd = fd
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if self.exclusive else fcntl.LOCK_SH)
+        except OSError as exc:
+            os.close(fd)
+            self._fd = None
+            raise EvalsiteError(f"could not lock the ledger ({exc.strerror or exc.__class__.__name__})") from exc
+        self.held = True
+        return self
+
+    def _open(self) -> int | None:
+        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        if self.exclusive:
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | nofollow | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                raise EvalsiteError(
+                    f"could not open the ledger lock file ({exc.strerror or exc.__class__.__name__})"
+                ) from exc
+            try:
+                os.fchmod(fd, 0o600)
+            except OSError:
+                pass  # someone else's lock file; flock still works
+            return fd
+        flags = os.O_RDWR | nofollow | os.O_CLOEXEC
+        if self.create:
+            flags |= os.O_CREAT
+        try:
+            return os.open(self.path, flags, 0o600)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT and not self.create:
+                return None
+            if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOENT, errno.ELOOP):
+                # A read-only place: a shared lock through a read-only descriptor
+                # still excludes writers; without a lock file nobody appends here.
+                try:
+                    return os.open(self.path, os.O_RDONLY | nofollow | os.O_CLOEXEC)
+                except OSError:
+                    return None
+            raise EvalsiteError(
+                f"could not open the ledger lock file ({exc.strerror or exc.__class__.__name__})"
+            ) from exc
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._fd is not None:
+            try:
+                fcntl.flock(self._fd, fcntl.LOCK_UN)
+            finally:
+                os.close(self._fd)
+                self._fd = None
+                self.held = False
+
+
+@dataclass(frozen=True)
+class RawLine:
+    """One physical line: 1-based number, byte offsets, content without its line end."""
+
+    number: int
+    start: int
+    content: bytes
+    terminated: bool
+    end: int  # offset just past the line end (== start + len(content) when unterminated)
+
+
+def split_lines(data: bytes, first_number: int = 1, base_offset: int = 0) -> Iterator[RawLine]:
+    position = 0
+    number = first_number
+    for match in _LINE_END.finditer(data):
+        yield RawLine(number, base_offset + position, data[position : match.start()], True, base_offset + match.end())
+        position = match.end()
+        number += 1
+    if position < len(data):
+        yield RawLine(number, base_offset + position, data[position:], False, base_offset + len(data))
+
+
+class NonFiniteNumber(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in JSON text: valid for Python, refused here."""
+
+
+def _refuse_constant(token: str) -> Any:
+    raise NonFiniteNumber(f"non-finite JSON number {token}")
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def parse_line(text: str) -> Any:
+    """Parse one JSON document; ValueError for anything upstream would not load."""
+    try:
+        return _DECODER.decode(text)
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small containers.
+
+    Parsed receipts hold no reference cycles (reference counting frees
+    them); without the pause, generation scans cost about as much as parsing.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

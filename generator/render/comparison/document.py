@@ -1,0 +1,171 @@
+"""The ``evalsite.comparison.v1`` JSON document of a comparison.
+
+Field by field description: ``docs/comparison-json.md``.  The document names
+experiments by folder name and reports by file name only; it never contains
+a local path.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from generator.analyze.stats.experiment import as_json
+from generator.read.comet.telemetry import EFFICIENCY_FIELDS, EXTRA_FIELDS
+
+if TYPE_CHECKING:
+    from generator.pipelines.compare import ComparisonResult
+    from generator.read.comet.experiment import Artifact, Experiment, RunRecord
+
+SCHEMA = "evalsite.comparison.v1"
+SIDES = ("candidate", "baseline")
+_TELEMETRY_FIELDS = (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)
+
+
+def _side_summary(experiment: Experiment) -> dict[str, Any]:
+    load = experiment.matrix
+    return {
+        "treatment": experiment.treatment,
+        "experiment": experiment.label,
+        "runs": len(experiment.records),
+        "matrix": {
+            "status": load.status,
+            "matrix_hash": load.matrix.matrix_hash if load.matrix else None,
+            "target_cases": len(load.matrix.keys_for(experiment.treatment)) if load.matrix else None,
+            "error": load.error,
+        },
+    }
+
+
+def _telemetry_json(artifact: Artifact | None) -> dict[str, Any] | None:
+    if artifact is None or artifact.telemetry is None:
+        return None
+    return {name: artifact.telemetry.get(name) for name in _TELEMETRY_FIELDS}
+
+
+def _run_json(record: RunRecord, artifact: Artifact | None, paired: bool) -> dict[str, Any]:
+    return {
+        "side": record.side,
+        "task": record.task,
+        "rep": record.rep,
+        "file": record.file,
+        "passed": record.passed,
+        "checks_failed": list(record.checks_failed),
+        "quality": record.quality.to_json(),
+        "manifest": {
+            "valid": record.manifest_valid,
+            "source": record.manifest.source,
+            "case_hash": record.manifest.case_hash,
+            "core_hash": record.manifest.core_hash,
+        },
+        "paired": paired,
+        "artifact": artifact.status if artifact else "not-read",
+        "artifact_reason": artifact.reason if artifact else None,
+        "telemetry": _telemetry_json(artifact),
+    }
+
+
+def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
+    runs = []
+    for side in SIDES:
+        read = {
+            id(getattr(pair, side)): artifact
+            for pair, artifact in zip(result.alignment.pairs, result.artifacts[side], strict=True)
+        }
+        for record in result.experiments[side].records:
+            artifact = read.get(id(record))
+            runs.append(_run_json(record, artifact, id(record) in read))
+    runs.sort(key=lambda run: (SIDES.index(run["side"]), run["task"], run["rep"], run["file"]))
+    return runs
+
+
+def _manifest_audit(result: ComparisonResult) -> list[dict[str, Any]]:
+    first: dict[str, dict[str, Any]] = {side: {} for side in SIDES}
+    for side in SIDES:
+        for record in result.experiments[side].records:
+            first[side].setdefault(record.task, record.manifest.to_json())
+    rows = []
+    for task in result.alignment.tasks:
+        candidate, baseline = first["candidate"].get(task), first["baseline"].get(task)
+        if candidate is None and baseline is None:
+            continue
+        rows.append({"task": task, "candidate": candidate, "baseline": baseline})
+    return rows
+
+
+def _task_outcomes(result: ComparisonResult) -> list[dict[str, Any]]:
+    by_task: dict[str, list[Any]] = {task: [] for task in result.alignment.tasks}
+    for pair in result.alignment.pairs:
+        by_task[pair.task].append(pair)
+    return [
+        {
+            "task": task,
+            "reps": [pair.rep for pair in pairs],
+            "pairs": len(pairs),
+            "candidate_passes": sum(pair.candidate.passed for pair in pairs),
+            "baseline_passes": sum(pair.baseline.passed for pair in pairs),
+        }
+        for task, pairs in by_task.items()
+    ]
+
+
+def _limitations(result: ComparisonResult) -> dict[str, Any]:
+    records = [record for side in SIDES for record in result.experiments[side].records]
+    return {
+        "missing_matrix": [s for s in SIDES if result.experiments[s].matrix.status == "historical-fallback"],
+        "invalid_matrix": [s for s in SIDES if result.experiments[s].matrix.status == "invalid"],
+        "fallback_records": sum(1 for record in records if not record.manifest.run_bound),
+        "execution_unbound_records": sum(1 for record in records if not record.manifest.execution_bound),
+    }
+
+
+def comparison_document(result: ComparisonResult) -> dict[str, Any]:
+    """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None)."""
+    alignment = result.alignment
+    rebased = [
+        {"side": side, "task": pair.task, "rep": pair.rep, "file": getattr(pair, side).file}
+        for side in SIDES
+        for pair, artifact in zip(alignment.pairs, result.artifacts[side], strict=True)
+        if artifact.status == "rebased"
+    ]
+    return {
+        "schema": SCHEMA,
+        "ks": list(result.ks),
+        "expected_keys": alignment.expected_keys,
+        "tasks": list(alignment.tasks),
+        **{side: _side_summary(result.experiments[side]) for side in SIDES},
+        "pairs": [
+            {
+                "task": pair.task,
+                "rep": pair.rep,
+                "case_hash": pair.case_hash,
+                "candidate_passed": pair.candidate.passed,
+                "baseline_passed": pair.baseline.passed,
+            }
+            for pair in alignment.pairs
+        ],
+        "issues": [issue.to_json() for issue in alignment.issues],
+        "issue_counts": dict(sorted(Counter(issue.reason for issue in alignment.issues).items())),
+        "metrics": {side: {str(k): metrics.to_json() for k, metrics in result.metrics[side].items()} for side in SIDES},
+        "matched": {
+            side: {
+                "passes": sum(getattr(pair, side).passed for pair in alignment.pairs),
+                "runs": len(alignment.pairs),
+            }
+            for side in SIDES
+        },
+        "duration": {side: result.duration[side].to_json() for side in SIDES},
+        "efficiency": {name: table.to_json() for name, table in result.efficiency.items()},
+        "limitations": _limitations(result),
+        "statistics": as_json(result.statistics),
+        "manifest_audit": _manifest_audit(result),
+        "task_outcomes": _task_outcomes(result),
+        "runs": _runs(result),
+        "rebased_runs": rebased,
+        "rebase_artifacts": result.inputs.rebase_artifacts,
+        "skipped_reports": [
+            {"side": skipped.side, "file": skipped.file, "reason": skipped.reason}
+            for side in SIDES
+            for skipped in result.experiments[side].skipped
+        ],
+    }

@@ -1,0 +1,392 @@
+"""The Markdown comparison report (``evalsite compare --format markdown``).
+
+Sections follow the order a reviewer needs them: what was compared and under
+which rules, how much aligned, what the expected matrix says, the metrics,
+duration and efficiency from raw stdout, the hash audit, per-task outcomes,
+and finally every alignment issue.  Only experiment folder *names* are
+printed.  Cells are escaped so that a hostile task name cannot break a table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from generator.pages import format as fmt
+from generator.read.comet.manifest import short_hash
+
+if TYPE_CHECKING:
+    from generator.pipelines.compare import ComparisonResult
+
+DURATION_SOURCE = "raw_stdout:extract_events"
+SIDES = ("candidate", "baseline")
+
+
+def cell(value: object) -> str:
+    """One table cell: no line breaks, no column separators."""
+    text = " ".join(str(value).split())
+    return text.replace("|", "\\|")
+
+
+def row(values: Iterable[object]) -> str:
+    return "| " + " | ".join(cell(value) for value in values) + " |"
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    return [row(header), "|" + "|".join("---" for _ in header) + "|", *(row(r) for r in rows)]
+
+
+def metric(value: float | None) -> str:
+    return "N/A" if value is None else f"{value:.2f}"
+
+
+def _sides_text(sides: Sequence[str]) -> str:
+    return " and ".join(sides)
+
+
+def comparison_markdown(result: ComparisonResult) -> str:
+    doc = result.document
+    cand, base = doc["candidate"], doc["baseline"]
+    ks = result.ks
+    lines = [
+        "# Strict experiment comparison",
+        "",
+        f"- Candidate: `{cell(cand['treatment'])}` from `{cell(cand['experiment'])}`",
+        f"- Baseline: `{cell(base['treatment'])}` from `{cell(base['experiment'])}`",
+        f"- Requested k: {', '.join(str(k) for k in ks)}",
+        "",
+        "## Rules applied",
+        "",
+        "- A candidate run and a baseline run are paired only for the same task and repetition. When both"
+        " carry execution-bound (v2) manifests their full `case_hash` must agree; otherwise only the"
+        " shared task-core hash can be compared, and that limitation is stated below.",
+        "- Which task/repetition keys should exist comes from each experiment's controller-written"
+        " matrix when it has a valid one, not from whichever reports survived.",
+        "- Every metric is computed per task first and then averaged over tasks; runs of different"
+        " tasks are never pooled.",
+        "- A task with fewer than k paired repetitions is left out of that k's coverage: k is never reduced.",
+        "- Durations are recomputed from raw stdout by summing every result event. Stored historical"
+        " duration fields are not mixed into this metric.",
+        "",
+        "## Alignment summary",
+        "",
+        *table(
+            ["Candidate runs", "Baseline runs", "Expected task/rep keys", "Strictly matched pairs", "Tasks", "Issues"],
+            [
+                [
+                    cand["runs"],
+                    base["runs"],
+                    doc["expected_keys"],
+                    len(doc["pairs"]),
+                    len(doc["tasks"]),
+                    len(doc["issues"]),
+                ]
+            ],
+        ),
+        "",
+        *_verdict_section(doc),
+        *_matrix_section(doc),
+        *_metrics_section(doc, ks),
+        *_duration_section(doc),
+        *_efficiency_section(doc),
+        *_audit_section(doc),
+        *_outcomes_section(doc),
+        *_issues_section(doc),
+        *_disclosures_section(doc),
+    ]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _percent_points(value: float | None) -> str:
+    return "N/A" if value is None else f"{value * 100:+.1f} pp"
+
+
+def _verdict_section(doc: dict) -> list[str]:
+    stats = doc["statistics"]
+    verdict = stats["verdict"]
+    paired = stats["paired"]
+    diff, interval = paired["difference"], paired["difference"]["interval"]
+    mcnemar, flip, runs = paired["mcnemar"], paired["sign_flip"], paired["runs"]
+    sentence = verdict["sentence"]
+    lines = [
+        "## Verdict",
+        "",
+        f"**{sentence[:1].upper()}{sentence[1:]}.**",
+        "",
+        f"- Difference in pass@1 (candidate − baseline) over {diff['tasks']} task(s) with matched pairs:"
+        f" {_percent_points(diff['estimate'])}, {interval['confidence']:.0%} interval"
+        f" [{_percent_points(interval['lower'])}, {_percent_points(interval['upper'])}] ({diff['method']}).",
+        f"- Exact sign-flip test over tasks: p = {_p(flip['p_value'])} ({flip['method']}).",
+        f"- McNemar on run pairs: exact p = {_p(mcnemar['p_value'])}, mid-p = {_p(mcnemar['p_mid'])}"
+        f" ({mcnemar['discordant']} discordant of {runs['wins'] + runs['losses'] + runs['ties']} run pairs).",
+    ]
+    if stats["power"]["mde"] is not None:
+        lines.append(
+            f"- Smallest difference this design detects with 80% power: {stats['power']['mde'] * 100:.1f} percentage points."
+        )
+    lines += [f"- Warning: {warning}" for warning in stats["warnings"]]
+    return [*lines, ""]
+
+
+def _p(value: float | None) -> str:
+    return "N/A" if value is None else (f"{value:.3g}" if value >= 0.001 else "< 0.001")
+
+
+def _matrix_section(doc: dict) -> list[str]:
+    rows = []
+    for side in SIDES:
+        matrix = doc[side]["matrix"]
+        label = side.capitalize()
+        if matrix["status"] == "report-bound":
+            rows.append([label, "report-bound", short_hash(matrix["matrix_hash"]), matrix["target_cases"]])
+        elif matrix["status"] == "invalid":
+            rows.append([label, "invalid (fail closed)", "N/A", "N/A"])
+        else:
+            rows.append([label, "historical fallback", "N/A", "N/A"])
+    lines = [
+        "## Expected case matrix audit",
+        "",
+        *table(["Experiment", "Source", "Matrix hash", "Target cases"], rows),
+        "",
+    ]
+    limits = doc["limitations"]
+    if limits["missing_matrix"]:
+        lines += [
+            f"> Expected-matrix limitation: the {_sides_text(limits['missing_matrix'])} experiment(s) have no"
+            " controller-written matrix, so their observed reports stand in for it. A case that is missing"
+            " from every report cannot be reconstructed or claimed as historically executed.",
+            "",
+        ]
+    if limits["invalid_matrix"]:
+        lines += [
+            f"> Invalid-matrix handling: the {_sides_text(limits['invalid_matrix'])} experiment matrix failed"
+            " validation, so the comparison fails closed for that side: its observed reports are excluded"
+            " rather than used as a fallback.",
+            "",
+        ]
+    if limits["fallback_records"]:
+        lines += [
+            f"> Audit limitation: {limits['fallback_records']} run record(s) carry no case manifest. Their"
+            " hashes were rebuilt from the current tasks tree (`current-task-tree-fallback`), which proves"
+            " parity at comparison time, not the historical checkout.",
+            "",
+        ]
+    if limits["execution_unbound_records"]:
+        lines += [
+            f"> Execution-identity limitation: {limits['execution_unbound_records']} run record(s) have v1 or"
+            " rebuilt manifests, which do not bind runner and controller sources, the container image, the"
+            " agent CLI version, the model selection or the interaction settings. They must not be presented"
+            " as exact historical execution identity.",
+            "",
+        ]
+    return lines
+
+
+def _metrics_section(doc: dict, ks: Sequence[int]) -> list[str]:
+    rows = []
+    for side in SIDES:
+        treatment = doc[side]["treatment"]
+        matched = doc["matched"][side]
+        tally = f"{matched['passes']}/{matched['runs']}"
+        for label, key in (
+            ("pass@k", "pass_at_k"),
+            ("pass^k", "pass_pow_k"),
+            ("pass^k unbiased", "pass_pow_k_unbiased"),
+        ):
+            cells = []
+            for k in ks:
+                m = doc["metrics"][side][str(k)]
+                cells.append(f"{metric(m[key])} ({m['eligible_tasks']}/{m['total_tasks']} tasks)")
+            rows.append([treatment, label, *cells, tally])
+    return [
+        "## pass@k / pass^k — task macro average",
+        "",
+        "Each value averages a per-task estimate over the tasks that have at least k paired repetitions;"
+        " coverage is shown as eligible tasks / all task names. `pass@k` is the unbiased at-least-one-success"
+        " estimator. `pass^k` is Comet's observed reliability floor: a task counts 1 only when every one of its"
+        " paired repetitions passed. `pass^k unbiased` estimates the chance that k fresh repetitions all pass,"
+        " C(c,k)/C(n,k). A run passes only when `passed` is true and `checks_failed` is an empty list.",
+        "",
+        *table(["Treatment", "Metric", *(f"k={k}" for k in ks), "Matched pass/fail"], rows),
+        "",
+    ]
+
+
+def _duration_section(doc: dict) -> list[str]:
+    rows, missing_lines = [], []
+    for side in SIDES:
+        d = doc["duration"][side]
+        rows.append(
+            [
+                doc[side]["treatment"],
+                d["matched"],
+                f"{d['covered']}/{d['matched']}",
+                fmt.seconds(d["total_seconds"]),
+                fmt.seconds(d["average_seconds"]),
+                DURATION_SOURCE,
+            ]
+        )
+        if d["missing"]:
+            refs = ", ".join(f"`{cell(item['task'])}#r{item['rep']}`" for item in d["missing"])
+            missing_lines.append(f"- {cell(doc[side]['treatment'])} missing raw duration: {refs}")
+    lines = [
+        "## Duration from raw stdout",
+        "",
+        "A run without a usable raw stdout counts as missing coverage; it is never replaced by, or"
+        " averaged with, the duration stored in its report.",
+        "",
+        *table(["Treatment", "Matched runs", "Duration coverage", "Total", "Average / covered run", "Source"], rows),
+        "",
+    ]
+    if missing_lines:
+        lines += [*missing_lines, ""]
+    return lines
+
+
+def _efficiency_table(table_doc: dict) -> list[str]:
+    rows = [
+        [
+            r["label"],
+            f"{r['complete']}/{table_doc['pairs']}",
+            fmt.by_kind(r["candidate_average"], r["kind"]),
+            fmt.by_kind(r["baseline_average"], r["kind"]),
+            fmt.change(r["delta_pct"]),
+        ]
+        for r in table_doc["rows"]
+    ]
+    return table(["Metric", "Complete pairs", "Candidate average", "Baseline average", "Candidate delta"], rows)
+
+
+def _efficiency_section(doc: dict) -> list[str]:
+    eff = doc["efficiency"]
+    return [
+        "## Paired task efficiency from raw stdout",
+        "",
+        "Result-event telemetry is summed over the first model start and every resume. Token totals include"
+        " cache-read tokens. Context input counts each streamed assistant message once (by message id).",
+        "",
+        f"### Strict-success intersection ({eff['strict_success']['pairs']} paired runs)",
+        "",
+        "The main efficiency view: both sides passed the same task repetition, so a run that gave up"
+        " early cannot look cheap.",
+        "",
+        *_efficiency_table(eff["strict_success"]),
+        "",
+        f"### All aligned runs ({eff['all_aligned']['pairs']} paired runs)",
+        "",
+        *_efficiency_table(eff["all_aligned"]),
+        "",
+        "> Context rows need per-message usage on both sides. Where few pairs are complete, the agent CLI"
+        " did not keep enough context telemetry, and those rows must not be used to claim a workflow"
+        " difference.",
+        "",
+    ]
+
+
+def _audit_section(doc: dict) -> list[str]:
+    rows = []
+    for entry in doc["manifest_audit"]:
+        cand, base = entry["candidate"], entry["baseline"]
+        shown = cand or base
+        source = "/".join(
+            [cand["source"] if cand else "candidate-missing", base["source"] if base else "baseline-missing"]
+        )
+        rows.append(
+            [
+                entry["task"],
+                short_hash(cand["case_hash"]) if cand else "—",
+                short_hash(base["case_hash"]) if base else "—",
+                source,
+                short_hash(shown["instruction_hash"]),
+                short_hash(shown["validator_hash"]),
+                short_hash(shown["environment_hash"]),
+                short_hash(shown["prompt_hash"]),
+                short_hash(shown["runner_hash"]) or "v1-unbound",
+                short_hash(shown["controller_hash"]) or "v1-unbound",
+                short_hash(shown["execution_hash"]) or "v1-unbound",
+            ]
+        )
+    return [
+        "## Case manifest audit",
+        "",
+        "Hashes show their first 12 hex digits. Report-bound hashes are in the source reports in full;"
+        " fallback hashes can be recomputed from the tasks tree.",
+        "",
+        *table(
+            [
+                "Task",
+                "Candidate case",
+                "Baseline case",
+                "Source",
+                "Instruction",
+                "Validator",
+                "Environment",
+                "Prompt",
+                "Runner",
+                "Controller",
+                "Execution",
+            ],
+            rows,
+        ),
+        "",
+    ]
+
+
+def _outcomes_section(doc: dict) -> list[str]:
+    rows = [
+        [
+            o["task"],
+            ",".join(str(rep) for rep in o["reps"]) or "—",
+            f"{o['candidate_passes']}/{o['pairs']}",
+            f"{o['baseline_passes']}/{o['pairs']}",
+        ]
+        for o in doc["task_outcomes"]
+    ]
+    return [
+        "## Task outcomes on strictly matched repetitions",
+        "",
+        *table(["Task", "Repetitions", "Candidate", "Baseline"], rows),
+        "",
+    ]
+
+
+def _issues_section(doc: dict) -> list[str]:
+    if not doc["issues"]:
+        return ["## Alignment issues", "", "_None._", ""]
+    counts = ", ".join(f"`{reason}`={count}" for reason, count in doc["issue_counts"].items())
+    rows = [[i["task"], i["rep"], i["reason"], i["detail"].replace("|", "/")] for i in doc["issues"]]
+    return [
+        "## Alignment issues",
+        "",
+        f"Issue counts: {counts}",
+        "",
+        *table(["Task", "Rep", "Reason", "Detail"], rows),
+        "",
+    ]
+
+
+def _disclosures_section(doc: dict) -> list[str]:
+    lines: list[str] = []
+    if doc["skipped_reports"]:
+        lines += [
+            "## Skipped report files",
+            "",
+            "These files in `reports/` could not be used. They do not change the pairs above.",
+            "",
+            *table(["Side", "File", "Reason"], [[s["side"], s["file"], s["reason"]] for s in doc["skipped_reports"]]),
+            "",
+        ]
+    if doc["rebased_runs"]:
+        lines += [
+            "## Rebased raw artifacts",
+            "",
+            "`--rebase-artifacts` was on: these runs' raw stdout was found by its exact expected name in the"
+            " experiment's own `raw/` folder instead of the path the report recorded.",
+            "",
+            *table(
+                ["Side", "Task", "Rep", "Report"],
+                [[r["side"], r["task"], r["rep"], r["file"]] for r in doc["rebased_runs"]],
+            ),
+            "",
+        ]
+    return lines
