@@ -39,8 +39,7 @@ sys.path.insert(0, str(REPO))
 from generator.analyze.ledger.checks import require_sound  # noqa: E402
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from generator.analyze.ledger.summary import build_summary  # noqa: E402
-from generator.read.ledger.reader import read_ledger  # noqa: E402
-from generator.write.ledger.append import append_receipt  # noqa: E402
+from generator.pipelines.ledger import append_receipt, read_ledger  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt  # noqa: E402
 
 DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "ledger_reference.py"

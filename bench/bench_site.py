@@ -38,10 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_compare import BASELINE, CANDIDATE, make_synthetic_pair  # noqa: E402
 
-from generator.analyze.ledger.schema import (
-    canonical_text,  # noqa: E402
-    parse_campaign,  # noqa: E402
-)
+from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
 
 
@@ -157,7 +154,8 @@ def main() -> int:
         print(f"ratio build / (compare + summarize) = {t_build / (t_compare + t_summarize):.2f} (target <= 2)")
         print(
             f"site: {len(pages):,} pages, {len(files):,} files, {total / 1e6:.1f} MB total "
-            f"({html_total / 1e6:.1f} MB HTML, plotly.min.js {(site / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.1f} MB)"
+            f"({html_total / 1e6:.1f} MB HTML, "
+            f"plotly.min.js {(site / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.1f} MB)"
         )
         print(f"largest page: {largest.relative_to(site).as_posix()} {largest.stat().st_size / 1e3:.0f} KB")
         if largest_task is not None:

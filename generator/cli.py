@@ -11,10 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
-from generator import __version__
+from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
+from generator.model.version import __version__
+
+_KS_TEXT = ",".join(str(k) for k in DEFAULT_KS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,7 +28,7 @@ class _Parser(argparse.ArgumentParser):
         raise EvalsiteError(message)
 
 
-def _add_compare(sub: argparse._SubParsersAction) -> None:
+def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("compare", help="strictly compare two Comet experiment directories")
     p.add_argument("--candidate", required=True, metavar="DIR", help="candidate experiment directory")
     p.add_argument("--candidate-treatment", required=True, metavar="NAME")
@@ -32,7 +36,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--baseline-treatment", required=True, metavar="NAME")
     p.add_argument("--tasks", metavar="DIR", help="tasks tree used for fallback case manifests")
     p.add_argument("--eval-root", metavar="DIR", help="Comet eval/ folder (controller files for fallback hashes)")
-    p.add_argument("--k", default="1,2,3", metavar="LIST", help="comma-separated k values (default 1,2,3)")
+    p.add_argument("--k", default=_KS_TEXT, metavar="LIST", help=f"comma-separated k values (default {_KS_TEXT})")
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument(
@@ -44,38 +48,139 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_compare(args: argparse.Namespace) -> int:
-    from generator.pipelines.compare import run_compare_command
+    """``evalsite compare``: print or write the Markdown or JSON report."""
+    from generator.model.comparison import ComparisonInputs, parse_ks
+    from generator.pipelines.compare import report_text, write_report
 
-    return run_compare_command(args)
+    try:
+        ks = parse_ks(args.k)
+    except ValueError as error:
+        raise EvalsiteError(f"--k: {error}") from None
+    inputs = ComparisonInputs(
+        candidate_dir=Path(args.candidate),
+        candidate_treatment=args.candidate_treatment,
+        baseline_dir=Path(args.baseline),
+        baseline_treatment=args.baseline_treatment,
+        tasks_dir=Path(args.tasks) if args.tasks else None,
+        eval_root=Path(args.eval_root) if args.eval_root else None,
+        ks=ks,
+        rebase_artifacts=bool(args.rebase_artifacts),
+    )
+    text = report_text(inputs, "json" if args.format == "json" else "markdown")
+    if args.out:
+        write_report(Path(args.out), text)
+    else:
+        _print(text)
+    return 0
 
 
-def _add_ledger(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
+def _print(text: str) -> None:
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:  # e.g. `evalsite compare ... | head`
+        pass
+
+
+def _add_ledger(sub: argparse._SubParsersAction[_Parser]) -> None:
+    ledger = sub.add_parser(
         "ledger",
         help="append to, summarize, verify or repair a benchmark ledger",
-        add_help=False,
+        description="Append to, summarize, verify or repair a benchmark ledger.",
     )
-    p.add_argument("ledger_args", nargs=argparse.REMAINDER)
-    p.set_defaults(handler=_run_ledger)
+    commands = ledger.add_subparsers(dest="ledger_command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+
+    p = commands.add_parser("append", help="append one immutable receipt (idempotent)")
+    p.add_argument("--campaign", required=True, metavar="FILE")
+    p.add_argument("--ledger", required=True, metavar="FILE")
+    p.add_argument("--receipt", default="-", metavar="FILE", help="receipt JSON file, or - for stdin (default)")
+    p.set_defaults(handler=_run_ledger_append)
+
+    p = commands.add_parser("summarize", help="derive the admission report from the whole ledger")
+    p.add_argument("--campaign", required=True, metavar="FILE")
+    p.add_argument("--ledger", required=True, metavar="FILE")
+    p.add_argument("--out", metavar="FILE", help="also write the summary here (indented JSON, mode 0600)")
+    p.add_argument("--json", action="store_true", help="print the canonical summary even with --out")
+    p.add_argument("--extended", metavar="FILE", help="write evalsite's extra analyses (a separate JSON object) here")
+    p.set_defaults(handler=_run_ledger_summarize)
+
+    p = commands.add_parser("verify", help="check every receipt, digest, duplicate, rerun link and the tail")
+    p.add_argument("--campaign", required=True, metavar="FILE")
+    p.add_argument("--ledger", required=True, metavar="FILE")
+    p.set_defaults(handler=_run_ledger_verify)
+
+    p = commands.add_parser("repair", help="set aside a torn last line (keeps a backup of the ledger)")
+    p.add_argument("--ledger", required=True, metavar="FILE")
+    p.add_argument("--dry-run", action="store_true", help="say what would change, change nothing")
+    p.set_defaults(handler=_run_ledger_repair)
 
 
-def _run_ledger(args: argparse.Namespace) -> int:
-    from generator.pipelines.ledger_cli import main as ledger_main
+def _quiet_pipe(run: Callable[[], int]) -> int:
+    """A reader that stops reading (``| head``) is no ledger failure."""
+    try:
+        return run()
+    except BrokenPipeError:
+        return 0
 
-    return ledger_main(args.ledger_args)
+
+def _run_ledger_append(args: argparse.Namespace) -> int:
+    from generator.pipelines.ledger import run_append
+
+    return _quiet_pipe(lambda: run_append(args.campaign, args.ledger, args.receipt))
 
 
-def _add_build(sub: argparse._SubParsersAction) -> None:
+def _run_ledger_summarize(args: argparse.Namespace) -> int:
+    from generator.pipelines.ledger import run_summarize
+
+    return _quiet_pipe(
+        lambda: run_summarize(args.campaign, args.ledger, out=args.out, as_json=args.json, extended=args.extended)
+    )
+
+
+def _run_ledger_verify(args: argparse.Namespace) -> int:
+    from generator.pipelines.ledger import run_verify
+
+    return _quiet_pipe(lambda: run_verify(args.campaign, args.ledger))
+
+
+def _run_ledger_repair(args: argparse.Namespace) -> int:
+    from generator.pipelines.ledger import run_repair
+
+    return _quiet_pipe(lambda: run_repair(args.ledger, dry_run=args.dry_run))
+
+
+def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("build", help="build the static site described by site-config.yaml")
     p.add_argument("--config", default="site-config.yaml", metavar="FILE")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the config's output)")
     p.set_defaults(handler=_run_build)
 
 
-def _run_build(args: argparse.Namespace) -> int:
-    from generator.pipelines.build import run_build_command
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path.name
 
-    return run_build_command(args)
+
+def _run_build(args: argparse.Namespace) -> int:
+    """``evalsite build [--config FILE] [--out DIR]``: build, then one line of warnings each and a summary."""
+    from generator.pipelines.build import build_site, load_config, progress_wanted
+
+    config = load_config(args.config)
+    out = Path(args.out).resolve() if getattr(args, "out", None) else config.output
+    report = build_site(config, out, progress=progress_wanted())
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    problems = len(report.warnings)
+    _print(
+        f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
+        f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
+        + (f"; {problems} entr{'y' if problems == 1 else 'ies'} with data problems" if problems else "")
+        + "\n"
+    )
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,9 +200,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        if argv[:1] == ["ledger"]:  # the ledger tool parses its own sub-commands and options
-            return _run_ledger(argparse.Namespace(ledger_args=argv[1:]))
-        args = parser.parse_args(argv)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as stop:  # --help and --version printed their text
+            return stop.code if isinstance(stop.code, int) else 0
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return 2

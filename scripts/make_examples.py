@@ -51,7 +51,8 @@ TASK_SPECS = {
         "1. Reproduce the bug with `pytest tests/test_stats.py -q`.\n"
         "2. Fix `median` so that it averages the two middle values.\n"
         "3. Keep the public signature unchanged.\n\n"
-        "See the [Python statistics docs](https://docs.python.org/3/library/statistics.html) for the expected semantics.\n",
+        "See the [Python statistics docs](https://docs.python.org/3/library/statistics.html)"
+        " for the expected semantics.\n",
     ),
     "comet-native-workflow": (
         "Add --sentences to wordcount-cli via /comet-native",
@@ -181,7 +182,7 @@ def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool)
         used = {"input_tokens": 0, "output_tokens": 0, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0}
         context = 9000 + 4000 * start
         turns = 0
-        for step in range(tools // (resumes + 1) + 1):
+        for _step in range(tools // (resumes + 1) + 1):
             message += 1
             context += rng.randrange(600, 2400)
             usage = {

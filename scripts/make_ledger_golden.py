@@ -782,7 +782,8 @@ def build(reference: Reference) -> None:
         with gzip.GzipFile(OUT / "cases.json.gz", "wb", mtime=0) as handle:
             handle.write((json.dumps(cases, ensure_ascii=True, indent=0, sort_keys=True) + "\n").encode("ascii"))
         print(
-            f"cases: {len(cases['receipts'])} receipts, {len(cases['campaigns'])} campaigns, {len(cases['ledgers'])} ledgers"
+            f"cases: {len(cases['receipts'])} receipts, {len(cases['campaigns'])} campaigns, "
+            f"{len(cases['ledgers'])} ledgers"
         )
 
 

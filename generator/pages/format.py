@@ -6,9 +6,9 @@ blank), and its sort key is empty so it sorts before every number.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
+from generator.model.common import is_number, short_hash
 from generator.pages.models import Cell
 
 __all__ = [
@@ -22,6 +22,8 @@ __all__ = [
     "interval",
     "is_number",
     "num_cell",
+    "p_value",
+    "p_value_report",
     "pct",
     "seconds",
     "sort_key",
@@ -30,15 +32,6 @@ __all__ = [
 ]
 
 NA = "N/A"
-
-
-def is_number(value: Any) -> bool:
-    kind = type(value)
-    if kind is int:
-        return True
-    if kind is float:
-        return math.isfinite(value)
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def sort_key(value: Any) -> str | None:
@@ -91,10 +84,18 @@ def interval(lower: Any, upper: Any, digits: int = 4) -> str:
 
 
 def hash12(value: Any) -> str:
-    """First 12 hex digits of a ``sha256:...`` hash, as the Markdown report shows it."""
-    if not isinstance(value, str) or not value:
-        return NA
-    return value.split(":", 1)[1][:12] if value.startswith("sha256:") else value[:12]
+    """First 12 hex digits of a ``sha256:...`` hash, as the Markdown report shows it; ``N/A`` if none."""
+    return short_hash(value, empty=NA)
+
+
+def p_value(value: Any, digits: int = 4) -> str:
+    """A p-value on the site: ``digits`` significant digits (``.4g``), ``N/A`` when undefined."""
+    return f"{value:.{digits}g}" if is_number(value) else NA
+
+
+def p_value_report(value: float | None) -> str:
+    """A p-value in the Markdown report: three significant digits, ``< 0.001`` below that."""
+    return NA if value is None else (f"{value:.3g}" if value >= 0.001 else "< 0.001")
 
 
 def text(value: Any) -> str:

@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from generator.model.common import SIDES
+from generator.model.ledger import ELIGIBLE
+from generator.model.ledger_result import LedgerResult
+from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
+from generator.pages.comparison.statistics import verdict_sentence
 from generator.pages.models import (
     Cell,
     Column,
@@ -31,10 +36,13 @@ __all__ = [
 ]
 
 
-def comparison_headline(entry_id: str, title: str, doc: Mapping[str, Any], verdict: str | None = None) -> Headline:
+def comparison_headline(
+    entry_id: str, title: str, doc: Mapping[str, Any], verdict: StatisticsVerdict | None = None
+) -> Headline:
+    """A comparison's pass@k per side and its facts; ``verdict`` (typed, from the statistics) when it has one."""
     ks = list(doc["ks"])
     rows = []
-    for side in ("candidate", "baseline"):
+    for side in SIDES:
         metrics = doc["metrics"][side]
         cells = [Cell("Candidate" if side == "candidate" else "Baseline"), Cell(str(doc[side]["treatment"]))]
         for k in ks:
@@ -59,17 +67,18 @@ def comparison_headline(entry_id: str, title: str, doc: Mapping[str, Any], verdi
         f"{len(doc['pairs']):,} strictly matched pairs of {doc['expected_keys']:,} expected task/rep keys",
         f"{len(doc['tasks']):,} tasks",
         f"{issues:,} alignment issue{'s' if issues != 1 else ''}",
-    ) + ((f"Verdict: {verdict}",) if verdict else ())
+    ) + ((f"Verdict: {verdict_sentence(verdict)}",) if verdict is not None else ())
     return Headline("comparison", entry_id, title, comparison_url(entry_id), True, None, summary, table)
 
 
-def ledger_headline(entry_id: str, title: str, summary: Mapping[str, Any]) -> Headline:
-    from generator.pages.ledger.page import condition_reasons  # the words live with the ledger page
+def ledger_headline(entry_id: str, title: str, result: LedgerResult) -> Headline:
+    from generator.pages.ledger.conditions import condition_reasons  # the words live with the ledger page
 
+    summary = result.summary
     rows = []
     for row in summary["candidates"]:
-        failed = [label for _key, label, passed, _why in condition_reasons(summary, row) if not passed]
-        eligible = row["recommendation"] == "eligible_for_human_admission"
+        failed = [label for _key, label, passed, _why in condition_reasons(result, row) if not passed]
+        eligible = row["recommendation"] == ELIGIBLE
         rows.append(
             Row(
                 (

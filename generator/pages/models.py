@@ -12,7 +12,7 @@ names the Jinja template that renders it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Union
+from typing import ClassVar
 
 __all__ = [
     "ArmPage",
@@ -161,7 +161,7 @@ class ForestChart:
     kind: ClassVar[str] = "forest"
 
 
-ChartSpec = Union[LineChart, ForestChart]
+ChartSpec = LineChart | ForestChart
 
 
 # --------------------------------------------------------------------------- statistics slot
@@ -361,7 +361,7 @@ class ArmPage:
     template: ClassVar[str] = "arm.html"
 
 
-Page = Union[IndexPage, EntryErrorPage, ComparisonPage, TaskPage, LedgerPage, ArmPage]
+Page = IndexPage | EntryErrorPage | ComparisonPage | TaskPage | LedgerPage | ArmPage
 
 
 @dataclass(frozen=True, slots=True)

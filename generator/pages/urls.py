@@ -20,8 +20,9 @@ import posixpath
 import re
 import unicodedata
 
+from generator.model.common import is_slug
+
 __all__ = [
-    "SLUG_RE",
     "arm_url",
     "comparison_url",
     "index_url",
@@ -34,14 +35,8 @@ __all__ = [
     "task_url",
 ]
 
-SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 _PREFIX_LEN = 40
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
-
-
-def is_slug(value: object) -> bool:
-    """True for config ids usable as one URL segment: ``a-z0-9-``, 1-64 chars."""
-    return isinstance(value, str) and bool(SLUG_RE.fullmatch(value))
 
 
 def name_slug(name: str) -> str:

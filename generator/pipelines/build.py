@@ -23,10 +23,8 @@ by any object with the same two methods (the tests use fixture cores).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
-import stat
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -35,9 +33,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from generator import __version__
 from generator.model.errors import EvalsiteError
+from generator.model.jsonfmt import json_text
+from generator.model.ledger_result import LedgerResult
+from generator.model.stats import ExperimentComparison
+from generator.model.version import __version__
 from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
+from generator.pages.comparison.statistics import comparison_statistics, decided_verdict
 from generator.pages.index import (
     build_index_page,
     comparison_headline,
@@ -46,11 +48,13 @@ from generator.pages.index import (
     ledger_headline,
 )
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
+from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pages.urls import page_dir
 from generator.read.config import ComparisonConfig, LedgerConfig, SiteConfig, load_config
+from generator.read.digests import file_digest, tree_digest
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
-from generator.write.site import SiteWriter, json_text, plotly_js, staged_site
+from generator.write.site import SiteWriter, plotly_js, staged_site
 
 __all__ = [
     "BuildReport",
@@ -60,7 +64,7 @@ __all__ = [
     "EntryDataError",
     "LedgerData",
     "build_site",
-    "run_build_command",
+    "load_config",
     "tree_digest",
 ]
 
@@ -72,19 +76,22 @@ _DATA_ERRORS = (EvalsiteError, ValueError, OSError)
 
 @dataclass(frozen=True)
 class ComparisonData:
+    """One comparison as the pages need it: the document, the report, and the statistics computed once."""
+
     document: Mapping[str, Any]
     markdown: str
     instructions: Mapping[str, str | None]
     inputs: tuple[InputDigest, ...]
-    statistics: StatisticsSection = StatisticsSection()
+    statistics: ExperimentComparison | None = None  # None: the pages show "no paired statistics"
 
 
 @dataclass(frozen=True)
 class LedgerData:
-    summary: Mapping[str, Any]
+    """One ledger entry's core output: the pipeline's typed result and the entry's inputs."""
+
+    result: LedgerResult
     inputs: tuple[InputDigest, ...]
     notices: tuple[Notice, ...] = ()
-    extended: Mapping[str, Any] | None = None
     statistics: StatisticsSection = StatisticsSection()
 
 
@@ -106,37 +113,6 @@ class Core(Protocol):
 # --------------------------------------------------------------------------- input digests
 
 
-def file_digest(path: Path) -> str:
-    with open(path, "rb") as handle:
-        return "sha256:" + hashlib.file_digest(handle, "sha256").hexdigest()
-
-
-def tree_digest(root: Path) -> tuple[str, int]:
-    """SHA-256 over the sorted relative paths and contents of every regular file.
-
-    Each file contributes ``<relative posix path> NUL <sha256 hex> LF``;
-    symlinks contribute ``<path> NUL symlink LF`` and are never followed.
-    Returns the digest and the number of files.
-    """
-    lines: list[bytes] = []
-    count = 0
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, root).replace(os.sep, "/").encode("utf-8", "surrogateescape")
-            mode = os.lstat(full).st_mode
-            if stat.S_ISLNK(mode):
-                lines.append(rel + b"\0symlink\n")
-            elif stat.S_ISREG(mode):
-                with open(full, "rb") as handle:
-                    lines.append(rel + b"\0" + hashlib.file_digest(handle, "sha256").hexdigest().encode() + b"\n")
-                count += 1
-        dirnames[:] = [d for d in dirnames if not os.path.islink(os.path.join(dirpath, d))]
-    lines.sort()
-    return "sha256:" + hashlib.sha256(b"".join(lines)).hexdigest(), count
-
-
 def _tree_input(role: str, path: Path) -> InputDigest:
     digest, count = tree_digest(path)
     return InputDigest(role, path.name, digest, f"folder of {count:,} files")
@@ -156,7 +132,7 @@ class DefaultCore:
         from generator.pipelines.compare import ComparisonInputs, run_comparison
         from generator.read.comet.tasks import read_instruction
 
-        result = run_comparison(
+        output = run_comparison(
             ComparisonInputs(
                 candidate_dir=entry.candidate.experiment,
                 candidate_treatment=entry.candidate.treatment,
@@ -168,7 +144,7 @@ class DefaultCore:
                 rebase_artifacts=entry.rebase_artifacts,
             )
         )
-        document = result.document
+        document = output.document
         instructions: dict[str, str | None] = {}
         if entry.tasks is not None:
             for task in document["tasks"]:
@@ -182,44 +158,28 @@ class DefaultCore:
         ]
         if entry.tasks is not None:
             inputs.append(_tree_input("tasks", entry.tasks))
-        return ComparisonData(document, result.markdown, instructions, tuple(inputs))
+        return ComparisonData(document, output.markdown, instructions, tuple(inputs), output.result.statistics)
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
-        from generator.analyze.ledger.checks import check_entries, describe
-        from generator.analyze.ledger.schema import LedgerDataError
-        from generator.analyze.ledger.summary import extended_summary, summarize
-        from generator.read.ledger.reader import load_campaign, read_ledger
+        from generator.pipelines.ledger import load_campaign, site_result
 
-        inputs = (
+        inputs: tuple[InputDigest, ...] = (
             InputDigest("campaign file", entry.campaign.name, file_digest(entry.campaign)),
             InputDigest("ledger file", entry.ledger.name, file_digest(entry.ledger)),
         )
-        campaign = load_campaign(entry.campaign)
-        # Parse only; summarize() validates every receipt itself, so the
-        # (costly) receipt checks run once on the good path.
-        ledger = read_ledger(entry.ledger, None, lock="none")
-        problems = [describe(problem) for problem in ledger.problems]
-        if ledger.torn_tail is not None:
-            problems.append(ledger.torn_tail.describe())
-        summary = None
-        if not problems:
-            try:
-                summary = summarize(campaign, ledger.receipts)
-            except LedgerDataError:
-                problems = [describe(p) for p in check_entries(list(ledger.entries), campaign).problems]
-                if not problems:
-                    raise
-        if summary is None:
+        result, problems = site_result(load_campaign(entry.campaign), entry.ledger)
+        if result is None:
             raise EntryDataError(
                 f"the ledger has {len(problems)} problem(s) and cannot be summarized; first: {problems[0]}",
                 problems,
                 inputs,
             )
-        extended = extended_summary(campaign, ledger.receipts, summary)
         inputs += (
-            InputDigest("ledger summary", "data.json", _text_digest(json_text(summary)), "reference summary schema"),
+            InputDigest(
+                "ledger summary", "data.json", _text_digest(json_text(result.summary)), "reference summary schema"
+            ),
         )
-        return LedgerData(summary, inputs, (), extended)
+        return LedgerData(result, inputs)
 
 
 # --------------------------------------------------------------------------- build
@@ -342,13 +302,9 @@ def _entry_failed(
 
 
 def _comparison_statistics(entry: ComparisonConfig, data: ComparisonData, report: BuildReport) -> StatisticsSection:
-    """The issue-6 statistics for the page; a failure there degrades to a visible notice."""
+    """The issue-6 statistics, formatted for the page; a failure there degrades to a visible notice."""
     try:
-        from generator.pages.comparison.statistics import comparison_statistics
-
-        return comparison_statistics(data.document)
-    except ImportError:
-        return StatisticsSection()
+        return comparison_statistics(data.statistics)
     except (ValueError, ArithmeticError, LookupError, TypeError, AttributeError) as error:
         message = f"paired statistics unavailable ({type(error).__name__}: {' '.join(str(error).split())})"
         report.warnings.append(f"comparison {entry.id!r}: {message}")
@@ -360,7 +316,7 @@ def _comparison_bundles(
 ) -> tuple[Headline, list[PageBundle]]:
     try:
         data = core.compare(entry)
-        statistics = data.statistics if not data.statistics.empty else _comparison_statistics(entry, data, report)
+        statistics = _comparison_statistics(entry, data, report)
         source = ComparisonSource(
             entry.id,
             entry.title,
@@ -372,7 +328,7 @@ def _comparison_bundles(
             statistics,
         )
         bundles = build_comparison_pages(source, site)
-        verdict = statistics.verdict.text.split(" — ", 1)[0] if statistics.verdict else None
+        verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
         return headline, bundles
     except _DATA_ERRORS as error:
@@ -385,13 +341,11 @@ def _ledger_bundles(
     try:
         data = core.ledger(entry)
         statistics = data.statistics
-        if statistics.empty and data.extended:
-            from generator.pages.comparison.statistics import ledger_statistics
-
-            statistics = ledger_statistics(data.extended)
-        source = LedgerSource(entry.id, entry.title, data.summary, data.inputs, data.notices, data.extended, statistics)
+        if statistics.empty and data.result.extended:
+            statistics = ledger_statistics(data.result.extended)
+        source = LedgerSource(entry.id, entry.title, data.result, data.inputs, data.notices, statistics)
         bundles = build_ledger_pages(source, site)
-        return ledger_headline(entry.id, entry.title, data.summary), bundles
+        return ledger_headline(entry.id, entry.title, data.result), bundles
     except _DATA_ERRORS as error:
         return _entry_failed("ledger", entry, error, site, config, report)
 
@@ -472,31 +426,12 @@ def build_site(
             report.pages = len(bundles)
             report.files = len(writer.written)
             report.total_bytes = writer.total_bytes
+        if writer.kept:
+            shown = ", ".join(repr(path) for path in writer.kept[:3])
+            more = f" and {len(writer.kept) - 3} more" if len(writer.kept) > 3 else ""
+            report.warnings.append(
+                f"the previous site held files evalsite did not write ({shown}{more}); "
+                f"they were kept in {writer.kept_in!r}, not deleted"
+            )
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _display(path: Path) -> str:
-    try:
-        return os.path.relpath(path)
-    except ValueError:
-        return path.name
-
-
-def run_build_command(args: argparse.Namespace) -> int:
-    """``evalsite build [--config FILE] [--out DIR]``."""
-    config = load_config(args.config)
-    out = Path(args.out).resolve() if getattr(args, "out", None) else config.output
-    report = build_site(config, out, progress=progress_wanted())
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    print(
-        f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
-        f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
-        + (
-            f"; {len(report.warnings)} entr{'y' if len(report.warnings) == 1 else 'ies'} with data problems"
-            if report.warnings
-            else ""
-        )
-    )
-    return 0

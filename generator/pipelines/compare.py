@@ -1,80 +1,63 @@
-"""Compare two Comet experiments: read -> align -> measure, as one verified result.
+"""Compare two Comet experiments: read -> align -> measure, once, then render.
 
-:func:`run_comparison` is the whole pipeline for one candidate/baseline pair
-and the only entry point the CLI and the site builder use.  Its result holds
-the typed analysis plus two renderings: the ``evalsite.comparison.v1`` JSON
-document (see ``docs/comparison-json.md``) and the Markdown report.
+:func:`compare_experiments` is the whole computation for one candidate/baseline
+pair and returns a typed :class:`~generator.model.comparison.ComparisonResult`
+(pure data).  :func:`run_comparison` adds its two renderings, made once from
+that result: the ``evalsite.comparison.v1`` JSON document (see
+``docs/comparison-json.md``) and the Markdown report.  The CLI and the site
+builder use :func:`run_comparison`; :func:`report_text` and
+:func:`write_report` are what ``evalsite compare`` prints or writes.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from generator.analyze.comparison.alignment import Alignment, align, matrix_issues
-from generator.analyze.comparison.efficiency import (
-    DurationSummary,
-    EfficiencyTable,
-    duration_summary,
-    efficiency_table,
-)
-from generator.analyze.comparison.passk import MacroMetrics, normalize_ks, parse_ks, task_macro
-from generator.analyze.stats.experiment import ExperimentComparison, compare_experiments
+from generator.analyze.comparison.alignment import align, matrix_issues
+from generator.analyze.comparison.efficiency import duration_summary, efficiency_table
+from generator.analyze.comparison.passk import normalize_ks, task_macro
+from generator.analyze.stats.experiment import paired_comparison
+from generator.model.common import SIDES, Side
+from generator.model.comparison import ComparisonInputs, ComparisonResult
 from generator.model.errors import EvalsiteError
-from generator.read.comet.experiment import Artifact, Experiment, RunRecord, load_experiment, read_run_telemetry
-from generator.read.comet.manifest import CaseManifest, fallback_manifest
+from generator.model.jsonfmt import json_text
+from generator.model.runs import CaseManifest, Experiment, Key, Telemetry
+from generator.read.comet.experiment import load_experiment, read_run_telemetry
+from generator.read.comet.manifest import fallback_manifest
+from generator.render.comparison.document import comparison_document
+from generator.render.comparison.report import comparison_markdown
+from generator.write.files import write_text_atomic
 
-SIDES = ("candidate", "baseline")
+__all__ = [
+    "ComparisonInputs",
+    "ComparisonOutput",
+    "ComparisonResult",
+    "compare_experiments",
+    "render_comparison",
+    "report_text",
+    "run_comparison",
+    "write_report",
+]
+
+ReportFormat = Literal["markdown", "json"]
 
 
 @dataclass(frozen=True)
-class ComparisonInputs:
-    candidate_dir: Path
-    candidate_treatment: str
-    baseline_dir: Path
-    baseline_treatment: str
-    tasks_dir: Path | None = None
-    eval_root: Path | None = None
-    ks: tuple[int, ...] = (1, 2, 3)
-    rebase_artifacts: bool = False
+class ComparisonOutput:
+    """A comparison result with its two renderings (each made once, from the result)."""
 
+    result: ComparisonResult
+    document: Mapping[str, Any]
+    markdown: str
 
-@dataclass(frozen=True)
-class ComparisonResult:
-    inputs: ComparisonInputs
-    ks: tuple[int, ...]
-    experiments: dict[str, Experiment]
-    alignment: Alignment
-    metrics: dict[str, dict[int, MacroMetrics]]
-    artifacts: dict[str, tuple[Artifact, ...]]  # per side, in pair order
-    duration: dict[str, DurationSummary]
-    efficiency: dict[str, EfficiencyTable]  # strict_success, all_aligned
-    statistics: ExperimentComparison  # intervals, paired tests, power and verdict over the pairs
-
-    @property
-    def candidate(self) -> Experiment:
-        return self.experiments["candidate"]
-
-    @property
-    def baseline(self) -> Experiment:
-        return self.experiments["baseline"]
-
-    @cached_property
-    def document(self) -> dict[str, Any]:
-        from generator.render.comparison.document import comparison_document
-
-        return comparison_document(self)
-
-    @cached_property
-    def markdown(self) -> str:
-        from generator.render.comparison.report import comparison_markdown
-
-        return comparison_markdown(self)
+    def text(self, format: ReportFormat) -> str:
+        """What ``evalsite compare --format <format>`` prints."""
+        if format == "json":
+            return json_text(self.document)
+        return self.markdown
 
 
 def _check_folder(path: Path | None, what: str) -> None:
@@ -87,8 +70,16 @@ def _check_treatment(name: str, side: str) -> None:
         raise EvalsiteError(f"the {side} treatment name is empty")
 
 
-def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
-    """Read both experiments, align them strictly, and compute every metric."""
+def _expected_keys(experiment: Experiment) -> frozenset[Key] | None:
+    """The matrix's keys for the treatment; empty when the matrix is invalid, None without one."""
+    load = experiment.matrix
+    if load.matrix is not None:
+        return load.matrix.keys_for(experiment.treatment)
+    return frozenset() if load.error else None
+
+
+def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
+    """Read both experiments, align them strictly, and compute every metric and statistic."""
     ks = normalize_ks(list(inputs.ks))
     _check_treatment(inputs.candidate_treatment, "candidate")
     _check_treatment(inputs.baseline_treatment, "baseline")
@@ -102,7 +93,7 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
             manifests[task] = fallback_manifest(task, inputs.tasks_dir, inputs.eval_root)
         return manifests[task]
 
-    experiments = {
+    experiments: dict[Side, Experiment] = {
         "candidate": load_experiment(
             "candidate", inputs.candidate_dir, inputs.candidate_treatment, manifest_for=manifest_for
         ),
@@ -114,14 +105,7 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
         experiment = experiments[side]
         if not experiment.records:
             raise EvalsiteError(f"no {experiment.treatment} reports found in {side} experiment {experiment.label!r}")
-    expected = {
-        side: (
-            experiments[side].matrix.matrix.keys_for(experiments[side].treatment)
-            if experiments[side].matrix.matrix is not None
-            else (frozenset() if experiments[side].matrix.error else None)
-        )
-        for side in SIDES
-    }
+    expected = {side: _expected_keys(experiments[side]) for side in SIDES}
     issues = matrix_issues(
         [(side, experiments[side].treatment, experiments[side].matrix.error, expected[side]) for side in SIDES]
     )
@@ -132,23 +116,22 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
         baseline_expected=expected["baseline"],
         initial_issues=issues,
     )
-    results: dict[str, dict[str, list[bool]]] = {side: {} for side in SIDES}
+    results: dict[Side, dict[str, list[bool]]] = {side: {} for side in SIDES}
     for pair in alignment.pairs:  # already in (task, rep) order
         for side in SIDES:
-            record: RunRecord = getattr(pair, side)
-            results[side].setdefault(pair.task, []).append(record.passed)
+            results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
-    statistics = compare_experiments(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
+    statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
     artifacts = {
         side: tuple(
-            read_run_telemetry(experiments[side], getattr(pair, side), rebase=inputs.rebase_artifacts)
+            read_run_telemetry(experiments[side], pair.side(side), rebase=inputs.rebase_artifacts)
             for pair in alignment.pairs
         )
         for side in SIDES
     }
-    keys = [(pair.task, pair.rep) for pair in alignment.pairs]
+    keys = [pair.key for pair in alignment.pairs]
     duration = {side: duration_summary(keys, [artifact.telemetry for artifact in artifacts[side]]) for side in SIDES}
-    both = list(
+    both: list[tuple[Telemetry, Telemetry]] = list(
         zip(
             [a.telemetry for a in artifacts["candidate"]],
             [a.telemetry for a in artifacts["baseline"]],
@@ -174,46 +157,22 @@ def run_comparison(inputs: ComparisonInputs) -> ComparisonResult:
     )
 
 
-# ---------------------------------------------------------------------------- command
+def render_comparison(result: ComparisonResult) -> ComparisonOutput:
+    """The JSON document and the Markdown report of one result (the report is made from the document)."""
+    document = comparison_document(result)
+    return ComparisonOutput(result, document, comparison_markdown(result, document))
 
 
-def _optional_path(value: str | None) -> Path | None:
-    return Path(value) if value else None
+def run_comparison(inputs: ComparisonInputs) -> ComparisonOutput:
+    """Compute the comparison once and render it."""
+    return render_comparison(compare_experiments(inputs))
 
 
-def run_compare_command(args: argparse.Namespace) -> int:
-    """``evalsite compare``: print or write the Markdown or JSON report."""
-    try:
-        ks = parse_ks(args.k)
-    except ValueError as error:
-        raise EvalsiteError(f"--k: {error}") from None
-    inputs = ComparisonInputs(
-        candidate_dir=Path(args.candidate),
-        candidate_treatment=args.candidate_treatment,
-        baseline_dir=Path(args.baseline),
-        baseline_treatment=args.baseline_treatment,
-        tasks_dir=_optional_path(args.tasks),
-        eval_root=_optional_path(args.eval_root),
-        ks=ks,
-        rebase_artifacts=bool(args.rebase_artifacts),
-    )
-    result = run_comparison(inputs)
-    if args.format == "json":
-        text = json.dumps(result.document, sort_keys=True, ensure_ascii=False) + "\n"
-    else:
-        text = result.markdown
-    if args.out:
-        from generator.write.files import write_text_atomic
-
-        write_text_atomic(Path(args.out), text)
-    else:
-        _print(text)
-    return 0
+def report_text(inputs: ComparisonInputs, format: ReportFormat) -> str:
+    """The Markdown report or the JSON document text of one comparison."""
+    return run_comparison(inputs).text(format)
 
 
-def _print(text: str) -> None:
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `evalsite compare ... | head`
-        pass
+def write_report(path: Path, text: str) -> None:
+    """Write a report atomically (``evalsite compare --out``)."""
+    write_text_atomic(path, text)

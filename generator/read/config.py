@@ -35,8 +35,8 @@ from typing import Any
 
 import yaml
 
+from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
-from generator.pages.urls import is_slug
 
 __all__ = [
     "ComparisonConfig",
@@ -48,7 +48,6 @@ __all__ = [
     "parse_config",
 ]
 
-DEFAULT_KS = (1, 2, 3)
 MAX_K = 10_000
 MAX_CONFIG_BYTES = 1_000_000
 
@@ -115,6 +114,11 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
     result: dict[Any, Any] = {}
     for key_node, value_node in node.value:
         key = loader.construct_object(key_node, deep=deep)
+        if not isinstance(key, str | int | float | bool | None):
+            raise EvalsiteError(
+                f"site config: a mapping key must be plain text, not a {type(key).__name__} "
+                f"(line {key_node.start_mark.line + 1})"
+            )
         if key in result:
             raise EvalsiteError(f"site config: duplicate key {key!r} (line {key_node.start_mark.line + 1})")
         result[key] = loader.construct_object(value_node, deep=deep)
@@ -143,6 +147,12 @@ def _keys(value: Any, allowed: set[str], required: set[str], where: str) -> dict
 def _text(value: Any, where: str, *, max_len: int = 500) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _fail(where, "must be a non-empty string")
+    if "\x00" in value:
+        raise _fail(where, "must not contain a NUL character")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _fail(where, "must be valid Unicode text (it holds a lone surrogate)") from None
     if len(value) > max_len or "\n" in value.strip():
         raise _fail(where, f"must be one line of at most {max_len} characters")
     return value.strip()
@@ -180,7 +190,7 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
 
 
 def _entry_id(value: Any, where: str, seen: dict[str, str]) -> str:
-    if not is_slug(value):
+    if not is_slug(value) or not isinstance(value, str):
         raise _fail(where, f"id {value!r} is not a slug (lower-case a-z, 0-9 and '-', 1-64 characters)")
     if value in seen:
         raise _fail(where, f"duplicate id {value!r} (already used by {seen[value]})")
@@ -269,6 +279,11 @@ def load_config(path: str | Path) -> SiteConfig:
         data = yaml.load(raw.decode("utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except UnicodeDecodeError:
         raise EvalsiteError(f"site config {path.name!r} is not UTF-8 text") from None
+    except RecursionError:
+        raise EvalsiteError(f"site config {path.name!r}: nested too deeply") from None
+    except ValueError as error:  # e.g. an integer of thousands of digits
+        problem = "a number is too long" if "digits" in str(error) else "a value cannot be read"
+        raise EvalsiteError(f"site config {path.name!r}: {problem}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

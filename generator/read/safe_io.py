@@ -8,7 +8,9 @@ here.  The rules are those of Comet's strict comparison, stated once:
 * it is opened with ``O_NOFOLLOW`` and must stay the same object (device,
   inode, mtime, size) from the first look until the last byte is read, and so
   must every folder between the allowed root and the file;
-* it is never larger than its size cap.
+* it is never larger than its size cap;
+* it is opened with ``O_NONBLOCK``, so a FIFO or device swapped in for a file
+  fails at once instead of hanging the command.
 
 Failures are values, not exceptions: :func:`read_contained` returns a
 :class:`Refusal` naming the rule that failed, so callers can disclose why a
@@ -24,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _CHUNK = 1 << 20
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+# O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+_OPEN_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,21 @@ def _real_directory_chain(root: str, parent: str) -> Chain | Refusal:
     return chain
 
 
+def _lstat_regular(path: str | os.PathLike[str]) -> os.stat_result | Refusal:
+    """``lstat`` of a path that must be a regular file itself (not a link, FIFO or device)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return Refusal("missing")
+    except OSError:
+        return Refusal("cannot be inspected")
+    if stat.S_ISLNK(info.st_mode):
+        return Refusal("is a symbolic link")
+    if not stat.S_ISREG(info.st_mode):
+        return Refusal("is not a regular file")
+    return info
+
+
 def _chain_unchanged(chain: Chain) -> bool:
     for path, before in chain:
         try:
@@ -111,16 +129,9 @@ def read_contained(
     chain = _real_directory_chain(root, os.path.dirname(path))
     if isinstance(chain, Refusal):
         return chain
-    try:
-        before = os.lstat(path)
-    except FileNotFoundError:
-        return Refusal("missing")
-    except OSError:
-        return Refusal("cannot be inspected")
-    if stat.S_ISLNK(before.st_mode):
-        return Refusal("is a symbolic link")
-    if not stat.S_ISREG(before.st_mode):
-        return Refusal("is not a regular file")
+    before = _lstat_regular(path)
+    if isinstance(before, Refusal):
+        return before
     if before.st_size > max_bytes:
         return Refusal("exceeds the size limit")
     if not _chain_unchanged(chain):
@@ -193,3 +204,23 @@ def is_real_directory(path: Path | str) -> bool:
     except OSError:
         return False
     return stat.S_ISDIR(info.st_mode) and not stat.S_ISLNK(info.st_mode)
+
+
+def open_regular(path: str | os.PathLike[str]) -> int | Refusal:
+    """Open a file for reading only if it is a regular file that is not a link.
+
+    ``lstat`` before, ``O_NOFOLLOW | O_NONBLOCK`` to open (a FIFO swapped in never blocks), and
+    ``fstat`` after: the descriptor must be a regular file.  The caller closes the descriptor.
+    """
+    before = _lstat_regular(path)
+    if isinstance(before, Refusal):
+        return before
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return Refusal("cannot be opened")
+    opened = os.fstat(fd)
+    if not stat.S_ISREG(opened.st_mode) or (opened.st_dev, opened.st_ino) != (before.st_dev, before.st_ino):
+        os.close(fd)
+        return Refusal("changed during read")
+    return fd

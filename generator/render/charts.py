@@ -18,11 +18,11 @@ from __future__ import annotations
 from itertools import pairwise
 from typing import Any
 
-import plotly.graph_objects as go
-import plotly.io as pio
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+import plotly.io as pio  # type: ignore[import-untyped]
 from markupsafe import Markup
 
-from generator.pages.models import ChartSpec, ForestChart, LineChart
+from generator.pages.models import ChartSpec, ForestChart, ForestRow, LineChart
 
 __all__ = ["build_figure", "figure_json", "plot_text"]
 
@@ -110,6 +110,13 @@ def _label_anchors(xs: list[float], x_range: tuple[float, float] | None) -> list
     return anchors
 
 
+def _bounds(row: ForestRow) -> tuple[float, float]:
+    """The interval of a row that is plotted (rows without both bounds are left out before)."""
+    if row.lower is None or row.upper is None:
+        raise ValueError("a forest row without both bounds cannot be plotted")
+    return row.lower, row.upper
+
+
 def _forest_figure(spec: ForestChart) -> go.Figure:
     rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
     categories = [plot_text(row.label) for row in rows]
@@ -146,7 +153,7 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 "font": {"size": 11, "color": "#1a7f37"},
             }
         )
-    for line, anchor in zip(spec.lines, anchors):
+    for line, anchor in zip(spec.lines, anchors, strict=False):  # the band's anchor comes last
         shapes.append(
             {
                 "type": "line",
@@ -178,8 +185,10 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
         if row.group not in groups:
             groups.append(row.group)
     for index, group in enumerate(groups):
-        members = [(row, cat) for row, cat in zip(rows, categories) if row.group == group]
-        xs = [row.estimate if row.estimate is not None else (row.lower + row.upper) / 2 for row, _ in members]
+        members = [(row, cat) for row, cat in zip(rows, categories, strict=True) if row.group == group]
+        xs = [
+            row.estimate if row.estimate is not None else (_bounds(row)[0] + _bounds(row)[1]) / 2 for row, _ in members
+        ]
         fig.add_trace(
             go.Scatter(
                 x=xs,
@@ -196,8 +205,8 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": [row.upper - x for (row, _), x in zip(members, xs)],
-                    "arrayminus": [x - row.lower for (row, _), x in zip(members, xs)],
+                    "array": [_bounds(row)[1] - x for (row, _), x in zip(members, xs, strict=True)],
+                    "arrayminus": [x - _bounds(row)[0] for (row, _), x in zip(members, xs, strict=True)],
                     "thickness": 2,
                     "width": 6,
                 },

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.renderer import RendererHTML
 from markdown_it.token import Token
 from markupsafe import Markup, escape
 
@@ -36,14 +37,14 @@ def is_safe_url(url: str) -> bool:
     return bool(_ALLOWED_URL.match(_CONTROL.sub("", url)))
 
 
-def _link_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+def _link_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     token.attrSet("rel", _REL)
     token.attrSet("class", "external")
     return self.renderToken(tokens, idx, options, env)
 
 
-def _image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+def _image(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     alt = self.renderInlineAsText(token.children or [], options, env) or "image"
     src = token.attrGet("src") or ""
@@ -53,7 +54,7 @@ def _image(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any)
     return f"[{label}]"
 
 
-def _list_item_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+def _list_item_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     token = tokens[idx]
     result = self.renderToken(tokens, idx, options, env)
     if token.meta and "checked" in token.meta:
@@ -70,11 +71,11 @@ def _shift_headings(state: Any) -> None:
             token.tag = f"h{level}"
 
 
-def _table_open(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+def _table_open(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     return '<div class="table-wrap">' + self.renderToken(tokens, idx, options, env)
 
 
-def _table_close(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+def _table_close(self: RendererHTML, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
     return self.renderToken(tokens, idx, options, env) + "</div>"
 
 

@@ -73,7 +73,7 @@ def figures(path: Path) -> dict[str, dict[str, Any]]:
 def defined_points(trace: dict[str, Any]) -> list[int]:
     """Indexes of a scatter trace's points that Plotly draws (x and y both defined)."""
     xs, ys = trace.get("x") or [], trace.get("y") or []
-    return [i for i, (x, y) in enumerate(zip(xs, ys)) if x is not None and y is not None]
+    return [i for i, (x, y) in enumerate(zip(xs, ys, strict=False)) if x is not None and y is not None]
 
 
 def plotly_text(value: str) -> str:

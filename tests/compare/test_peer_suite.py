@@ -147,7 +147,7 @@ def test_task_macro_pass_at_3_does_not_pool_runs_across_tasks(dirs) -> None:
     assert metrics["candidate"]["3"]["pass_at_k"] == 0.5
     assert (metrics["candidate"]["3"]["eligible_tasks"], metrics["candidate"]["3"]["total_tasks"]) == (16, 16)
     assert metrics["baseline"]["1"]["pass_at_k"] == 1.0
-    line = next(l for l in result.markdown.splitlines() if l.startswith(f"| {CAND} | pass@k"))
+    line = next(row for row in result.markdown.splitlines() if row.startswith(f"| {CAND} | pass@k"))
     assert "0.50 (16/16 tasks)" in line and "0.88" not in line
     assert f"| {BASE} | pass@k | 1.00" in result.markdown
     assert str(cand) not in result.markdown and str(base) not in result.markdown
@@ -166,7 +166,7 @@ def test_missing_rep_is_coverage_loss_without_lowering_k(dirs) -> None:
     assert (k3["pass_at_k"], k3["pass_pow_k"], k3["pass_pow_k_unbiased"], k3["eligible_tasks"]) == (None, None, None, 0)
     assert result.document["metrics"]["candidate"]["2"]["pass_at_k"] == 1.0
     assert issue_rows(result.document) == [("task-a", 3, "missing-repetition", "missing candidate run")]
-    line = next(l for l in result.markdown.splitlines() if l.startswith(f"| {CAND} | pass@k"))
+    line = next(row for row in result.markdown.splitlines() if row.startswith(f"| {CAND} | pass@k"))
     assert "N/A (0/1 tasks)" in line
     assert "| task-a | 3 | missing-repetition | missing candidate run |" in result.markdown
     assert "k is never reduced" in result.markdown

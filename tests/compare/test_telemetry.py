@@ -24,16 +24,18 @@ def result(**fields: object) -> dict:
 
 
 def test_worked_example_with_one_resume() -> None:
-    mu = lambda i, o, r, c, cost: {
-        "claude-sonnet-4-5": {
-            "inputTokens": i,
-            "outputTokens": o,
-            "cacheReadInputTokens": r,
-            "cacheCreationInputTokens": c,
-            "costUSD": cost,
-            "contextWindow": 200000,
+    def mu(i: int, o: int, r: int, c: int, cost: float) -> dict[str, dict[str, object]]:
+        return {
+            "claude-sonnet-4-5": {
+                "inputTokens": i,
+                "outputTokens": o,
+                "cacheReadInputTokens": r,
+                "cacheCreationInputTokens": c,
+                "costUSD": cost,
+                "contextWindow": 200000,
+            }
         }
-    }  # noqa: E731
+
     text = stream(
         {"type": "system", "subtype": "init", "session_id": "s-1", "model": "claude-sonnet-4-5"},
         assistant(

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign
-from generator.pipelines.ledger_cli import main as ledger_main
+from generator.cli import main as evalsite_main
 from tests.support.ledger_synth import arm, full_grid, make_campaign
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -43,7 +43,7 @@ def run_cli(*args: str, stdin: bytes | str | None = None) -> Run:
         stack.enter_context(_swap(sys, "stdin", fake_in))
         stack.enter_context(contextlib.redirect_stdout(out))
         stack.enter_context(contextlib.redirect_stderr(err))
-        code = ledger_main(list(args))
+        code = evalsite_main(["ledger", *args])
     return Run(code, out.getvalue(), err.getvalue())
 
 
@@ -77,7 +77,7 @@ def json_close(mine: Any, reference: Any, path: str = "$") -> list[str]:
     elif isinstance(reference, list):
         if not isinstance(mine, list) or len(mine) != len(reference):
             return [f"{path}: list differs"]
-        for i, (a, b) in enumerate(zip(mine, reference)):
+        for i, (a, b) in enumerate(zip(mine, reference, strict=False)):
             problems += json_close(a, b, f"{path}[{i}]")
     elif isinstance(reference, float) and isinstance(mine, float):
         if not (math.isclose(mine, reference, rel_tol=0, abs_tol=FLOAT_TOLERANCE)):
@@ -141,7 +141,7 @@ def upstream_style_append(ledger: Path | str, receipt: dict[str, Any]) -> None:
 
 def append_worker(ledger: str, raw: dict[str, Any], receipts: list[dict[str, Any]], upstream: bool, results) -> None:
     """One concurrent appender (run in a child process): evalsite's append, or the upstream protocol."""
-    from generator.write.ledger.append import append_receipt
+    from generator.pipelines.ledger import append_receipt
 
     campaign = parse_campaign(raw)
     counts = []

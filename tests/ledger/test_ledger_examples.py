@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from generator.analyze.ledger.summary import summarize
-from generator.read.ledger.reader import load_campaign, read_ledger
+from generator.pipelines.ledger import load_campaign, read_ledger
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "ledger"

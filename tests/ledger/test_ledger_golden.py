@@ -12,7 +12,7 @@ from ledgerkit import GOLDEN, golden_json, golden_ledger_bytes, json_close, run_
 
 from generator.analyze.ledger.schema import canonical_text
 from generator.analyze.ledger.summary import summarize
-from generator.read.ledger.reader import load_campaign, read_ledger
+from generator.pipelines.ledger import load_campaign, read_ledger
 
 SUMMARIES = sorted(p.name for p in (GOLDEN / "summaries").iterdir())
 APPENDS = sorted(p.name for p in (GOLDEN / "appends").iterdir())
@@ -98,7 +98,7 @@ def test_append_reproduces_reference_ledger_and_outputs(name, tmp_path):
     receipts = golden_ledger_bytes(folder).decode("utf-8").splitlines()
     feed = receipts + receipts[:2]
     assert len(feed) == len(reference["outputs"])
-    for line, expected in zip(feed, reference["outputs"]):
+    for line, expected in zip(feed, reference["outputs"], strict=False):
         run = run_cli("append", "--campaign", str(campaign), "--ledger", str(ledger), stdin=line)
         assert (run.code, run.out, run.err) == (expected["returncode"], expected["stdout"], expected["stderr"])
     assert hashlib.sha256(ledger.read_bytes()).hexdigest() == reference["ledgerSha256"]

@@ -19,7 +19,7 @@ from generator.analyze.ledger.schema import (
 )
 from generator.analyze.ledger.summary import summarize
 from generator.analyze.stats.binomial import paired_difference
-from generator.write.ledger.append import append_receipt
+from generator.pipelines.ledger import append_receipt
 from tests.support.ledger_synth import arm, full_grid, make_campaign, make_receipt
 
 SPEC_V1_KEYS = (

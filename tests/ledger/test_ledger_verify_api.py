@@ -16,11 +16,12 @@ from ledgerkit import (
     write_ledger,
 )
 
+from generator.analyze.ledger.extended import extended_summary
 from generator.analyze.ledger.schema import canonical_text, parse_campaign
-from generator.analyze.ledger.summary import extended_summary, summarize
+from generator.analyze.ledger.summary import summarize
 from generator.cli import main as top_main
 from generator.model.errors import EvalsiteError
-from generator.read.ledger.reader import load_campaign, read_ledger
+from generator.pipelines.ledger import load_campaign, read_ledger
 from tests.support.ledger_synth import arm, full_grid, make_campaign, make_receipt
 
 RAW = small_campaign()

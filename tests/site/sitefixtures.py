@@ -3,7 +3,8 @@
 - ``hostile``: the hand-written hostile comparison document (fixtures/hostile.py).
 - ``ledger_summary()``: the reference summary of the hostile ledger fixture.
 - ``FixtureCore``: a core that serves those documents instead of reading
-  experiments, so the site can be built without the comparison/ledger cores.
+  experiments, so the site can be built without the comparison/ledger cores;
+  the typed statistics of a document come from ``document_statistics()``.
 - ``write_config()``: a site-config.yaml whose paths exist, in a temp folder.
 - ``typical_document()``: a clean, realistic document (10 repetitions per side).
 - ``build_hostile_site(out)``: the hostile site, built once, for other suites;
@@ -18,10 +19,14 @@ import hashlib
 import importlib.util
 import json
 import shutil
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from generator.analyze.ledger.result import ledger_result
+from generator.analyze.stats.experiment import paired_comparison
 from generator.model.errors import EvalsiteError
+from generator.model.stats import ExperimentComparison
 from generator.pages.models import InputDigest
 from generator.pipelines.build import ComparisonData, LedgerData, build_site
 from generator.read.config import ComparisonConfig, LedgerConfig, load_config
@@ -48,6 +53,22 @@ def _digest(text: str) -> str:
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
+def document_statistics(document: dict[str, Any]) -> ExperimentComparison:
+    """The typed statistics of a hand-written document, computed (test side) from its strictly matched pairs."""
+    candidate: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    baseline: dict[str, list[tuple[int, bool]]] = defaultdict(list)
+    for pair in document["pairs"]:
+        candidate[pair["task"]].append((pair["rep"], bool(pair["candidate_passed"])))
+        baseline[pair["task"]].append((pair["rep"], bool(pair["baseline_passed"])))
+    order = sorted(candidate)
+    return paired_comparison(
+        {task: [v for _, v in sorted(candidate[task])] for task in order},
+        {task: [v for _, v in sorted(baseline[task])] for task in order},
+        tuple(document["ks"]),
+        total_tasks=len(document["tasks"]),
+    )
+
+
 class FixtureCore:
     """Serves fixture documents; ``fail`` maps entry ids to exceptions to raise."""
 
@@ -67,14 +88,14 @@ class FixtureCore:
             InputDigest("comparison document", "data.json", _digest(json.dumps(doc, sort_keys=True)), "fixture"),
             InputDigest("candidate experiment", entry.candidate.experiment.name, _digest("c" + hostile.XSS[0])),
         )
-        return ComparisonData(doc, hostile.markdown_report(), self.instructions, inputs)
+        return ComparisonData(doc, hostile.markdown_report(), self.instructions, inputs, document_statistics(doc))
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
         self.calls.append(entry.id)
         if entry.id in self.fail:
             raise self.fail[entry.id]
         inputs = (InputDigest("campaign file", entry.campaign.name, _digest("campaign")),)
-        return LedgerData(copy.deepcopy(self.summary), inputs)
+        return LedgerData(ledger_result(copy.deepcopy(self.summary)), inputs)
 
 
 def write_config(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import filecmp
 import hashlib
 import os
@@ -13,8 +12,9 @@ import pytest
 from sitecheck import check_links, find_leaks
 from sitefixtures import FixtureCore, hostile, typical_document, typical_instruction, write_config
 
+from generator.cli import main as cli_main
 from generator.model.errors import EvalsiteError
-from generator.pipelines.build import build_site, progress_wanted, run_build_command, tree_digest
+from generator.pipelines.build import build_site, progress_wanted, tree_digest
 from generator.read.config import load_config
 from generator.write.site import MARKER, SiteWriter, plotly_js
 
@@ -64,7 +64,8 @@ def test_link_checker_can_fail(tmp_path):
     (tmp_path / "a").mkdir()
     (tmp_path / "index.html").write_text(
         '<a href="a/missing.html">x</a><a href="#nope">y</a><a href="/abs.html">z</a>'
-        '<a href="javascript:alert(1)">j</a><a href="a/">dir</a><a href="../out.html">up</a><p id="d"></p><p id="d"></p>'
+        '<a href="javascript:alert(1)">j</a><a href="a/">dir</a><a href="../out.html">up</a>'
+        '<p id="d"></p><p id="d"></p>'
     )
     problems = "\n".join(check_links(tmp_path))
     for fragment in (
@@ -228,7 +229,7 @@ def test_run_build_command_reports_warnings_and_exit_status(tmp_path, monkeypatc
     monkeypatch.setattr(
         "generator.pipelines.build.DefaultCore", lambda: FixtureCore(fail={"ledger-0": ValueError("bad receipts")})
     )
-    assert run_build_command(argparse.Namespace(config=str(path), out=str(tmp_path / "out"))) == 0
+    assert cli_main(["build", "--config", str(path), "--out", str(tmp_path / "out")]) == 0
     captured = capsys.readouterr()
     assert "warning: ledger 'ledger-0': bad receipts" in captured.err
     assert captured.out.startswith("built ") and "1 entry with data problems" in captured.out

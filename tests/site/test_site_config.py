@@ -108,15 +108,13 @@ def test_missing_config_file_is_one_line(tmp_path):
     assert "not found" in _error(tmp_path / "site-config.yaml")
 
 
-def test_config_errors_stop_before_anything_is_written(tmp_path, monkeypatch):
-    import argparse
-
-    from generator.pipelines.build import run_build_command
+def test_config_errors_stop_before_anything_is_written(tmp_path, monkeypatch, capsys):
+    from generator.cli import main
 
     path = write_config(tmp_path)
     path.write_text(path.read_text().replace("ks: [1, 2, 3]", "ks: [0]"))
-    with pytest.raises(EvalsiteError):
-        run_build_command(argparse.Namespace(config=str(path), out=None))
+    assert main(["build", "--config", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("error: site config:")  # an EvalsiteError, not a crash
     assert not (tmp_path / "_site").exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 

@@ -8,8 +8,9 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sitefixtures import hostile, ledger_summary, typical_document
+from sitefixtures import document_statistics, hostile, ledger_summary, typical_document
 
+from generator.analyze.ledger.result import ledger_result
 from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
 from generator.pages.ledger.page import CONDITIONS, LedgerSource, build_ledger_pages, condition_reasons
 from generator.pages.models import ArmPage, ComparisonPage, LedgerPage, SiteInfo, TaskPage
@@ -151,7 +152,7 @@ def test_typical_comparison_builds_quickly_enough():
 
 
 def _ledger(summary=None):
-    return build_ledger_pages(LedgerSource("lg", "Ledger", summary or ledger_summary(), ()), SITE)
+    return build_ledger_pages(LedgerSource("lg", "Ledger", ledger_result(summary or ledger_summary()), ()), SITE)
 
 
 def test_ledger_page_and_one_arm_page_per_arm():
@@ -183,7 +184,7 @@ def test_ledger_page_and_one_arm_page_per_arm():
 def test_every_condition_has_a_result_and_a_reason():
     summary = ledger_summary()
     for row in summary["candidates"]:
-        reasons = condition_reasons(summary, row)
+        reasons = condition_reasons(ledger_result(summary), row)
         assert [key for key, *_ in reasons] == [key for key, _ in CONDITIONS]
         for key, _label, passed, why in reasons:
             assert passed is row["conditions"][key]
@@ -193,14 +194,14 @@ def test_every_condition_has_a_result_and_a_reason():
 def test_reasons_quote_the_deciding_numbers():
     summary = ledger_summary()
     row = summary["candidates"][0]
-    why = {key: text for key, _l, _p, text in condition_reasons(summary, row)}
+    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
     fpr = row["paired"]["falsePositiveDifference"]
     assert f"{fpr['upper']:+.4f}" in why["falsePositiveMargin"]
     assert f"{summary['thresholds']['fprEpsilon']:.4f}" in why["falsePositiveMargin"]
     recall = row["paired"]["recallDifference"]
     assert f"{recall['lower']:+.4f}" in why["recallNonInferior"]
     maker = next(r for r in summary["candidates"] if r["armId"] == "maker-arm")
-    why = {key: text for key, _l, _p, text in condition_reasons(summary, maker)}
+    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), maker)}
     assert "conclusive mutation runs of 150 required" in why["containment"]
 
 
@@ -212,13 +213,13 @@ def test_underpowered_gates_are_named_as_such():
         {"pairs": 70, "candidateWins": 0, "candidateLosses": 0, "discordant": 0, "lower": -0.0513, "upper": 0.0513}
     )
     row["conditions"]["falsePositiveMargin"] = False
-    why = {key: text for key, _l, _p, text in condition_reasons(summary, row)}
+    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
     assert "at least 72 paired clean runs" in why["falsePositiveMargin"]
     arm = summary["arms"][row["armId"]]
     arm["validity"] = {"successes": 100, "total": 100, "rate": 1.0, "interval95": {"lower": 0.9638, "upper": 1.0}}
     summary["thresholds"]["validityLower"] = 0.98
     row["conditions"]["structuredOutputValidity"] = False
-    why = {key: text for key, _l, _p, text in condition_reasons(summary, row)}
+    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
     assert "only from 183 attempts" in why["structuredOutputValidity"]
 
 
@@ -237,7 +238,7 @@ def test_empty_ledger_summary_still_builds():
         row["paired"]["recallDifference"] = {"lower": None, "upper": None, "pairs": 0, "method": "m"}
         row["conditions"]["evidenceEnvelope"] = False
     bundles = _ledger(summary)
-    why = {k: t for k, _l, _p, t in condition_reasons(summary, summary["candidates"][0])}
+    why = {k: t for k, _l, _p, t in condition_reasons(ledger_result(summary), summary["candidates"][0])}
     assert "The ledger is empty" in why["evidenceEnvelope"]
     assert "No paired recall observations" in why["recallNonInferior"]
     assert len(bundles) == 1 + len(summary["arms"])
@@ -254,7 +255,7 @@ def test_summary_of_another_schema_is_refused():
 def test_statistics_slot_is_filled_from_the_stats_module():
     from generator.pages.comparison.statistics import comparison_statistics
 
-    section = comparison_statistics(hostile.comparison_document())
+    section = comparison_statistics(document_statistics(hostile.comparison_document()))
     assert section.verdict is not None and section.verdict.text and section.verdict.method
     assert section.verdict.kind in {"better", "worse", "undecided"}
     assert [t.id for t in section.tables] == ["stats-intervals-table", "stats-paired-table"]
@@ -270,5 +271,5 @@ def test_statistics_slot_without_pairs_says_so():
 
     doc = hostile.comparison_document()
     doc["pairs"] = []
-    section = comparison_statistics(doc)
+    section = comparison_statistics(document_statistics(doc))
     assert section.verdict is None and "No strictly matched pairs" in section.notices[0].text

@@ -1,4 +1,4 @@
-"""End-to-end: compare_experiments, the verdict, ledger annotations, determinism and speed."""
+"""End-to-end: paired_comparison, the verdict, ledger annotations, determinism and speed."""
 
 import re
 import time
@@ -8,9 +8,10 @@ import pytest
 
 from generator.analyze.stats.experiment import (
     annotate_ledger_gate,
-    compare_experiments,
     diagnose_gate,
+    paired_comparison,
     reference_paired_bounds,
+    tasks_needed_for,
 )
 
 from .helpers import make_pairs
@@ -23,10 +24,10 @@ def swap(a, b):
 def test_clear_improvement_is_candidate_better_and_swap_is_worse():
     rng = np.random.default_rng(21)
     cand, base = make_pairs(rng, 120, 5, effect=0.15, spread=0.05)
-    res = compare_experiments(cand, base, ks=(1, 3))
+    res = paired_comparison(cand, base, ks=(1, 3))
     assert res.verdict.outcome == "candidate better" and res.verdict.sentence == "candidate better"
     assert res.verdict.lower > 0 and res.verdict.p_value < 0.05
-    flipped = compare_experiments(*swap(cand, base), ks=(1, 3))
+    flipped = paired_comparison(*swap(cand, base), ks=(1, 3))
     assert flipped.verdict.outcome == "candidate worse"
     assert flipped.paired.difference.estimate == pytest.approx(-res.paired.difference.estimate)
     assert flipped.paired.runs.wins == res.paired.runs.losses
@@ -38,7 +39,7 @@ def test_clear_improvement_is_candidate_better_and_swap_is_worse():
 def test_small_sample_is_not_distinguishable_with_numbers():
     rng = np.random.default_rng(5)
     cand, base = make_pairs(rng, 6, 3, effect=0.1)
-    res = compare_experiments(cand, base)
+    res = paired_comparison(cand, base)
     v = res.verdict
     assert v.outcome == "not distinguishable"
     m = re.fullmatch(
@@ -54,18 +55,18 @@ def test_small_sample_is_not_distinguishable_with_numbers():
 
 def test_verdict_difference_of_interest_and_all_ties():
     same = {f"t{i}": [bool((i + r) % 3) for r in range(4)] for i in range(40)}
-    res = compare_experiments(same, same)
+    res = paired_comparison(same, same)
     assert res.paired.runs.wins == res.paired.runs.losses == 0
     assert res.paired.mcnemar.p_value == 1.0 and res.paired.sign_flip.p_value == 1.0
     assert res.verdict.outcome == "not distinguishable"
     assert res.verdict.difference_of_interest == pytest.approx(res.power.mde)  # no observed difference
-    custom = compare_experiments(same, same, difference_of_interest=0.05)
+    custom = paired_comparison(same, same, difference_of_interest=0.05)
     assert custom.verdict.difference_of_interest == 0.05 and "5.0 percentage points" in custom.verdict.sentence
-    assert custom.verdict.tasks_needed == custom.power.tasks_needed(0.05)
+    assert custom.verdict.tasks_needed == tasks_needed_for(custom.power, 0.05)
 
 
 def test_one_task_comparison():
-    res = compare_experiments({"t": [True, True, False, True]}, {"t": [False, True, False, False]})
+    res = paired_comparison({"t": [True, True, False, True]}, {"t": [False, True, False, False]})
     assert res.paired.difference.estimate == 0.5 and not res.paired.difference.interval.defined
     assert res.paired.sign_flip.p_value == 1.0
     assert res.verdict.outcome == "not distinguishable"
@@ -75,7 +76,7 @@ def test_one_task_comparison():
 def test_k_larger_than_reps_in_comparison():
     rng = np.random.default_rng(2)
     cand, base = make_pairs(rng, 10, 3)
-    res = compare_experiments(cand, base, ks=(1, 5))
+    res = paired_comparison(cand, base, ks=(1, 5))
     assert res.ks == (1, 5)
     assert res.candidate[1].pass_at_k.estimate is None and res.candidate[1].eligible_tasks == 0
 
@@ -84,7 +85,7 @@ def test_design_effect_warning_when_repetitions_agree():
     # tasks are all-or-nothing: repetitions carry almost no new information
     cand = {f"t{i}": [i % 3 == 0] * 10 for i in range(30)}
     base = {f"t{i}": [i % 3 == 1] * 10 for i in range(30)}
-    res = compare_experiments(cand, base)
+    res = paired_comparison(cand, base)
     assert res.paired.difference.design_effect == pytest.approx((10 * 30 - 1) / (30 - 1))
     assert any("design effect" in w for w in res.warnings)
     # the cluster interval is much wider than the naive run-level one
@@ -95,15 +96,15 @@ def test_design_effect_warning_when_repetitions_agree():
 def test_deterministic_results():
     rng = np.random.default_rng(99)
     cand, base = make_pairs(rng, 300, 7, effect=0.02, spread=0.1)
-    assert compare_experiments(cand, base, ks=(1, 2, 7)) == compare_experiments(cand, base, ks=(1, 2, 7))
+    assert paired_comparison(cand, base, ks=(1, 2, 7)) == paired_comparison(cand, base, ks=(1, 2, 7))
 
 
 def test_thousand_tasks_by_ten_reps_is_fast():
     rng = np.random.default_rng(1000)
     cand, base = make_pairs(rng, 1000, 10, effect=0.01, spread=0.1)
-    compare_experiments(cand, base, ks=(1,))  # warm imports and caches
+    paired_comparison(cand, base, ks=(1,))  # warm imports and caches
     start = time.perf_counter()
-    res = compare_experiments(cand, base, ks=(1, 5, 10))
+    res = paired_comparison(cand, base, ks=(1, 5, 10))
     elapsed = time.perf_counter() - start
     assert elapsed < 1.0, elapsed
     assert res.paired.sign_flip.exact and res.paired.difference.tasks == 1000
@@ -112,7 +113,7 @@ def test_thousand_tasks_by_ten_reps_is_fast():
 def test_ten_to_the_five_pairs():
     cand = {"t": [i % 10 < 6 for i in range(10**5)]}
     base = {"t": [i % 10 < 5 for i in range(10**5)]}
-    res = compare_experiments(cand, base, ks=(1, 100))
+    res = paired_comparison(cand, base, ks=(1, 100))
     assert res.paired.runs.wins == 10**4 and res.paired.runs.losses == 0
     assert res.candidate[0].pass_at_k.estimate == pytest.approx(0.6)
     assert res.candidate[1].pass_at_k.estimate == pytest.approx(1.0)
@@ -174,7 +175,7 @@ def test_results_serialise_to_plain_json():
 
     rng = np.random.default_rng(17)
     cand, base = make_pairs(rng, 25, 4, effect=0.1)
-    res = compare_experiments(cand, base, ks=(1, 2, 8))
+    res = paired_comparison(cand, base, ks=(1, 2, 8))
     text = json.dumps(dataclasses.asdict(res), allow_nan=False)
     assert '"method"' in text and "Waudby-Smith" in text and "Tango" in text
     led = annotate_ledger_gate({"c": [(True, False), (False, False)] * 20}, kind="upper_margin", margin=0.05)
@@ -182,7 +183,7 @@ def test_results_serialise_to_plain_json():
 
 
 def test_no_pairs_at_all():
-    res = compare_experiments({}, {}, ks=(1, 2))
+    res = paired_comparison({}, {}, ks=(1, 2))
     assert res.verdict.sentence == "not distinguishable at this sample size"
     assert res.candidate[0].pass_at_k.estimate is None and res.paired.tango.lower is None
     assert res.paired.mcnemar.p_value == 1.0 and res.power.mde is None

@@ -120,9 +120,12 @@ def test_swapping_sides_negates_difference(rows):
 
 
 def brute_sign_flip(num, den):
-    d = [Fraction(n, q) for n, q in zip(num, den)]
+    d = [Fraction(n, q) for n, q in zip(num, den, strict=False)]
     obs = abs(sum(d))
-    hits = sum(abs(sum(s * x for s, x in zip(signs, d))) >= obs for signs in itertools.product((1, -1), repeat=len(d)))
+    hits = sum(
+        abs(sum(s * x for s, x in zip(signs, d, strict=True))) >= obs
+        for signs in itertools.product((1, -1), repeat=len(d))
+    )
     return hits / 2 ** len(d)
 
 
@@ -156,7 +159,7 @@ def test_sign_flip_matches_scipy_permutation_test():
 def numpy_enumeration(num, den):
     """Enumerate all 2^T sign vectors on integer-scaled differences (independent of the module's DP)."""
     L = math.lcm(*map(int, den))
-    a = np.array([n * (L // q) for n, q in zip(num, den)], dtype=np.int64)
+    a = np.array([n * (L // q) for n, q in zip(num, den, strict=False)], dtype=np.int64)
     T = a.size
     total = np.zeros(1, dtype=np.int64)
     for v in a:  # build all 2^T partial sums

@@ -91,8 +91,8 @@ def test_monotone_in_k_and_observed_below_unbiased(nc):
     n, c = nc
     at = [pass_at_k(n, c, k) for k in range(1, n + 1)]
     pw = [pass_pow_k_unbiased(n, c, k) for k in range(1, n + 1)]
-    assert all(a <= b + 1e-15 for a, b in zip(at, at[1:]))
-    assert all(a >= b - 1e-15 for a, b in zip(pw, pw[1:]))
+    assert all(a <= b + 1e-15 for a, b in zip(at, at[1:], strict=False))
+    assert all(a >= b - 1e-15 for a, b in zip(pw, pw[1:], strict=False))
     for k in range(1, n + 1):
         assert pass_pow_k_observed(n, c, k) <= pass_pow_k_unbiased(n, c, k) + 1e-15
         assert 0.0 <= pass_at_k(n, c, k) <= 1.0
@@ -125,11 +125,12 @@ def test_task_macro_k_above_every_n_is_undefined():
         assert "undefined" in metric.warning
 
 
-def test_t_interval_over_tasks_matches_scipy(rng=np.random.default_rng(7)):
+def test_t_interval_over_tasks_matches_scipy():
+    rng = np.random.default_rng(7)
     reps = rng.integers(3, 9, 60)
     passes = [int(rng.integers(0, r + 1)) for r in reps]
     m = task_macro_from_counts(reps, passes, 2)
-    vals = [pass_at_k(int(r), c, 2) for r, c in zip(reps, passes)]
+    vals = [pass_at_k(int(r), c, 2) for r, c in zip(reps, passes, strict=False)]
     ci = stats.ttest_1samp(vals, 0.0).confidence_interval(0.95)
     assert m.pass_at_k.interval.lower == pytest.approx(max(0.0, ci.low), rel=1e-12)
     assert m.pass_at_k.interval.upper == pytest.approx(min(1.0, ci.high), rel=1e-12)

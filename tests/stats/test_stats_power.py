@@ -17,6 +17,7 @@ from generator.analyze.stats.power import (
     noninferiority_pairs_needed,
     rate_gate_feasibility,
     tasks_needed,
+    tasks_needed_for,
 )
 
 K80 = (stats.norm.ppf(0.975) + stats.norm.ppf(0.8)) ** 2
@@ -29,9 +30,9 @@ def test_mde_formula_and_variance_split():
     wins = [2, 0, 1, 3, 0, 1]
     losses = [0, 1, 1, 0, 2, 0]
     pw = minimum_detectable_effect(PairedCounts.from_counts(reps, wins, losses))
-    d = np.array([(w - l) / 4 for w, l in zip(wins, losses)])
+    d = np.array([(w - l) / 4 for w, l in zip(wins, losses, strict=False)])
     s2 = d.var(ddof=1)
-    runs = [np.array([1] * w + [-1] * l + [0] * (4 - w - l), float) for w, l in zip(wins, losses)]
+    runs = [np.array([1] * w + [-1] * l + [0] * (4 - w - l), float) for w, l in zip(wins, losses, strict=False)]
     within = np.mean([r.var(ddof=1) for r in runs])
     assert pw.variance_of_task_differences == pytest.approx(s2)
     assert pw.within_task_variance == pytest.approx(within)
@@ -58,12 +59,12 @@ def test_mde_decreases_with_tasks_and_reps_cannot_beat_task_floor():
     losses = np.where(strong, 0, rng.integers(0, 2, T))
     pw = minimum_detectable_effect(PairedCounts.from_counts([10] * T, wins, losses))
     assert pw.between_task_variance > 0.01
-    assert pw.tasks_needed(pw.mde) in (T, T + 1)  # consistent inversion
-    assert pw.tasks_needed(0.05) > pw.tasks_needed(0.10) > pw.tasks_needed(0.20)
-    many_reps = pw.tasks_needed(0.05, reps=10**6)
+    assert tasks_needed_for(pw, pw.mde) in (T, T + 1)  # consistent inversion
+    assert tasks_needed_for(pw, 0.05) > tasks_needed_for(pw, 0.10) > tasks_needed_for(pw, 0.20)
+    many_reps = tasks_needed_for(pw, 0.05, reps=10**6)
     assert many_reps == math.ceil(K80 * (pw.between_task_variance + pw.within_task_variance / 1e6) / 0.0025)
     # more repetitions help, but never below the between-task floor
-    assert many_reps < pw.tasks_needed(0.05) and many_reps >= K80 * pw.between_task_variance / 0.0025
+    assert many_reps < tasks_needed_for(pw, 0.05) and many_reps >= K80 * pw.between_task_variance / 0.0025
     assert pw.mde_unlimited_reps == pytest.approx(math.sqrt(K80 * pw.between_task_variance / T))
     assert pw.mde_unlimited_reps < pw.mde
 

@@ -16,53 +16,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import AbstractSet
+from collections.abc import Set as AbstractSet
 
-from generator.read.comet.experiment import RunRecord
+from generator.model.comparison import ISSUE_REASONS, Alignment, Issue, Pair
+from generator.model.runs import Key, RunRecord
 
-Key = tuple[str, int]
-
-ISSUE_REASONS = (
-    "invalid-expected-case-matrix",
-    "expected-treatment-missing",
-    "expected-matrix-mismatch",
-    "unexpected-run",
-    "duplicate-run",
-    "missing-repetition",
-    "invalid-case-manifest",
-    "quality-excluded",
-    "case-hash-mismatch",
-    "case-hash-drift",
-)
-
-
-@dataclass(frozen=True)
-class Issue:
-    task: str  # "*" for experiment-level issues
-    rep: int  # 0 for experiment- and task-level issues
-    reason: str
-    detail: str
-
-    def to_json(self) -> dict[str, object]:
-        return {"task": self.task, "rep": self.rep, "reason": self.reason, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class Pair:
-    task: str
-    rep: int
-    case_hash: str  # the hash both sides agreed on
-    candidate: RunRecord
-    baseline: RunRecord
-
-
-@dataclass(frozen=True)
-class Alignment:
-    pairs: tuple[Pair, ...]
-    issues: tuple[Issue, ...]
-    tasks: tuple[str, ...]
-    expected_keys: int
+__all__ = ["ISSUE_REASONS", "Alignment", "Issue", "Key", "Pair", "align", "matrix_issues"]
 
 
 def _by_key(records: Iterable[RunRecord]) -> dict[Key, list[RunRecord]]:

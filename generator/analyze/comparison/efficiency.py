@@ -13,65 +13,32 @@ unfinished run's low spend is never mistaken for efficiency.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from statistics import fmean
-from typing import Any, NamedTuple
+from typing import Any
 
-from generator.read.comet.telemetry import is_number
+from generator.model.common import is_json_number
+from generator.model.comparison import METRICS, DurationSummary, EfficiencyRow, EfficiencyTable, Metric
+from generator.model.runs import Key, Telemetry
 
-Telemetry = Mapping[str, Any] | None
-
-
-class Metric(NamedTuple):
-    """One efficiency row: what it is called, where it comes from, how it is printed."""
-
-    label: str
-    key: str  # telemetry field
-    kind: str  # count | seconds | tokens | usd | percent
-
-
-# Report order: effort first, then time, tokens, money and context.
-METRICS = (
-    Metric(label="Model starts/resumes", key="subject_invocations", kind="count"),
-    Metric(label="Agent turns", key="num_turns", kind="count"),
-    Metric(label="Tool calls", key="tool_calls", kind="count"),
-    Metric(label="Wall duration", key="duration_seconds", kind="seconds"),
-    Metric(label="Non-cache input tokens", key="input_tokens", kind="tokens"),
-    Metric(label="Output tokens", key="output_tokens", kind="tokens"),
-    Metric(label="Cache-read input tokens", key="cache_read_input_tokens", kind="tokens"),
-    Metric(label="Total tokens incl. cache", key="total_tokens", kind="tokens"),
-    Metric(label="Model cost", key="total_cost_usd", kind="usd"),
-    Metric(label="Peak context input", key="peak_context_input_tokens", kind="tokens"),
-    Metric(label="P95 context input", key="p95_context_input_tokens", kind="tokens"),
-    Metric(label="Peak context occupancy", key="peak_context_occupancy_pct", kind="percent"),
-)
+__all__ = [
+    "METRICS",
+    "DurationSummary",
+    "EfficiencyRow",
+    "EfficiencyTable",
+    "Metric",
+    "Telemetry",
+    "duration_summary",
+    "efficiency_table",
+]
 
 
-@dataclass(frozen=True)
-class DurationSummary:
-    matched: int
-    covered: int
-    total_seconds: float | None
-    average_seconds: float | None
-    missing: tuple[tuple[str, int], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "matched": self.matched,
-            "covered": self.covered,
-            "total_seconds": self.total_seconds,
-            "average_seconds": self.average_seconds,
-            "missing": [{"task": task, "rep": rep} for task, rep in self.missing],
-        }
-
-
-def duration_summary(keys: Sequence[tuple[str, int]], telemetry: Sequence[Telemetry]) -> DurationSummary:
+def duration_summary(keys: Sequence[Key], telemetry: Sequence[Telemetry]) -> DurationSummary:
     """Duration coverage of one side over the matched pairs (same order as ``keys``)."""
     values: list[float] = []
-    missing: list[tuple[str, int]] = []
+    missing: list[Key] = []
     for key, events in zip(keys, telemetry, strict=True):
-        value = events.get("duration_seconds") if events is not None else None
-        if is_number(value):
+        value: Any = events.get("duration_seconds") if events is not None else None
+        if is_json_number(value):
             values.append(float(value))
         else:
             missing.append(key)
@@ -84,47 +51,9 @@ def duration_summary(keys: Sequence[tuple[str, int]], telemetry: Sequence[Teleme
     )
 
 
-@dataclass(frozen=True)
-class EfficiencyRow:
-    key: str
-    label: str
-    kind: str
-    complete: int
-    selected: int
-    candidate_average: float | None
-    baseline_average: float | None
-
-    @property
-    def delta_pct(self) -> float | None:
-        """(baseline - candidate) / baseline * 100: positive means the candidate used less."""
-        if self.candidate_average is None or self.baseline_average in (None, 0):
-            return None
-        return (self.baseline_average - self.candidate_average) / self.baseline_average * 100  # type: ignore[operator]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "label": self.label,
-            "kind": self.kind,
-            "complete": self.complete,
-            "candidate_average": self.candidate_average,
-            "baseline_average": self.baseline_average,
-            "delta_pct": self.delta_pct,
-        }
-
-
-@dataclass(frozen=True)
-class EfficiencyTable:
-    pairs: int
-    rows: tuple[EfficiencyRow, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"pairs": self.pairs, "rows": [row.to_json() for row in self.rows]}
-
-
 def _value(events: Mapping[str, Any], key: str) -> float | None:
-    value = events.get(key)
-    return float(value) if is_number(value) else None
+    value: Any = events.get(key)
+    return float(value) if is_json_number(value) else None
 
 
 def efficiency_table(selected: Sequence[tuple[Telemetry, Telemetry]]) -> EfficiencyTable:

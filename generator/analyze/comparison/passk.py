@@ -18,9 +18,12 @@ undefined (``None``), never 0 or 1.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from math import comb
 from statistics import fmean
+
+from generator.model.comparison import MacroMetrics, normalize_ks, parse_ks
+
+__all__ = ["MacroMetrics", "normalize_ks", "parse_ks", "pass_at_k", "pass_pow_k", "pass_pow_k_unbiased", "task_macro"]
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -43,25 +46,6 @@ def pass_pow_k(n: int, c: int) -> float:
 def pass_pow_k_unbiased(n: int, c: int, k: int) -> float:
     """Unbiased estimate of P(k fresh repetitions all pass); requires ``1 <= k <= n``."""
     return comb(c, k) / comb(n, k)
-
-
-@dataclass(frozen=True)
-class MacroMetrics:
-    k: int
-    pass_at_k: float | None
-    pass_pow_k: float | None
-    pass_pow_k_unbiased: float | None
-    eligible_tasks: int
-    total_tasks: int
-
-    def to_json(self) -> dict[str, float | int | None]:
-        return {
-            "pass_at_k": self.pass_at_k,
-            "pass_pow_k": self.pass_pow_k,
-            "pass_pow_k_unbiased": self.pass_pow_k_unbiased,
-            "eligible_tasks": self.eligible_tasks,
-            "total_tasks": self.total_tasks,
-        }
 
 
 def task_macro(
@@ -87,26 +71,3 @@ def task_macro(
             total_tasks=total_tasks,
         )
     return output
-
-
-def normalize_ks(values: Sequence[object]) -> tuple[int, ...]:
-    """Deduplicated ascending k values; raises ValueError for an empty list, bools or k < 1."""
-    if not values:
-        raise ValueError("at least one k is required")
-    ks: set[int] = set()
-    for value in values:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"k must be a positive integer, not {value!r}")
-        ks.add(value)
-    return tuple(sorted(ks))
-
-
-def parse_ks(text: str) -> tuple[int, ...]:
-    """Parse ``"1,2,3"``; raises ValueError with a readable message."""
-    parts = [part.strip() for part in text.split(",")]
-    values: list[int] = []
-    for part in parts:
-        if not part.isascii() or not part.isdigit():
-            raise ValueError(f"k values must be positive integers, got {part!r}")
-        values.append(int(part))
-    return normalize_ks(values)

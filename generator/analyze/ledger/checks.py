@@ -4,7 +4,7 @@ Pure functions over receipts that have already been parsed (see
 ``generator.read.ledger.reader``).  :func:`check_entries` never raises for data
 problems; it returns every :class:`LedgerProblem` in line order so that
 ``verify`` and the site can show all of them.  :func:`require_sound` turns the
-first problem into an :class:`~generator.analyze.ledger.schema.LedgerDataError`
+first problem into an :class:`~generator.model.ledger.LedgerDataError`
 whose message starts with the upstream wording.
 """
 
@@ -12,53 +12,20 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze.ledger.schema import Campaign, LedgerDataError, canonical_text, check_receipt, run_key
+from generator.analyze.ledger.receipt import check_receipt
+from generator.model.ledger import (
+    Campaign,
+    LedgerCheck,
+    LedgerDataError,
+    LedgerEntry,
+    LedgerProblem,
+    canonical_text,
+    run_key,
+)
 
 __all__ = ["LedgerEntry", "LedgerProblem", "LedgerCheck", "check_entries", "require_sound"]
-
-
-@dataclass(frozen=True)
-class LedgerEntry:
-    """One non-blank ledger line that parsed as JSON."""
-
-    line: int
-    value: Any
-
-
-@dataclass(frozen=True)
-class LedgerProblem:
-    """Something that makes a ledger unsound.
-
-    ``kind`` is one of ``not_utf8``, ``not_json``, ``torn_tail``, ``invalid``,
-    ``duplicate_id``, ``duplicate_run``, ``bad_rerun``.  ``message`` is one
-    line without paths; ``line`` is 1-based; ``other_line`` names the earlier
-    line a duplicate repeats.
-    """
-
-    kind: str
-    line: int
-    message: str
-    other_line: int | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "line": self.line, "message": self.message, "otherLine": self.other_line}
-
-
-@dataclass(frozen=True)
-class LedgerCheck:
-    """Outcome of :func:`check_entries`: the valid receipts and every problem."""
-
-    valid: tuple[LedgerEntry, ...]
-    problems: tuple[LedgerProblem, ...]
-    reruns: tuple[tuple[int, int], ...]  # (rerun line, original line)
-    ledger_digest: str | None = None  # ``ledger1:`` over every entry; None if one cannot be serialized
-
-    @property
-    def sound(self) -> bool:
-        return not self.problems
 
 
 def check_entries(entries: Sequence[LedgerEntry], campaign: Campaign) -> LedgerCheck:

@@ -1,15 +1,8 @@
-"""Benchmark-ledger summaries: the upstream admission report, plus extras.
+"""The benchmark ledger's reference summary: the upstream admission report.
 
-API (used by the site builder and by ``evalsite ledger summarize``)::
+API (``generator.pipelines.ledger.summarize_ledger`` runs it on files)::
 
-    from generator.read.ledger.reader import load_campaign, read_ledger
-    from generator.analyze.ledger.summary import summarize, extended_summary
-
-    campaign = load_campaign("campaign.json")          # Campaign, validated
-    ledger = read_ledger("receipts.jsonl", campaign)    # LedgerRead, never raises for bad data
-    if ledger.sound:
-        report = summarize(campaign, ledger.receipts)   # exactly the upstream summary object
-        extra = extended_summary(campaign, ledger.receipts, report)
+    report = summarize(campaign, receipts)   # exactly the upstream summary object
 
 :func:`summarize` returns the object the upstream ``summarize --json`` prints:
 the same keys and values (floats agree to ~1e-15; upstream bisects, we use beta
@@ -19,15 +12,10 @@ It validates the campaign and every receipt first and raises
 upstream tool refuses (including duplicate cells and backward ``rerunOf``
 links).  Nothing is added to that object.
 
-:func:`extended_summary` is everything else worth showing on an arm page: the
-identity mismatches split by where they happened, per-case rates with exact
-intervals, latency spread, token usage per attempt, decoding pinning, rerun
-chains, flakiness roll-ups, how many attempts/pairs each bar needs, a
-case-clustered sensitivity interval for the paired differences, and the
-statistical caveats of the upstream method.  It is a separate object on
-purpose.
+Everything else worth showing on an arm page is
+:func:`generator.analyze.ledger.extended.extended_summary`, a separate object on purpose.
 
-Both are pure: no file access, no clock, no printing.
+It is pure: no file access, no clock, no printing.
 """
 
 from __future__ import annotations
@@ -36,40 +24,32 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
-from generator.analyze.ledger.checks import LedgerEntry, check_entries, require_sound
-from generator.analyze.ledger.schema import (
+from generator.analyze.ledger.campaign import parse_campaign
+from generator.analyze.ledger.checks import check_entries, require_sound
+from generator.analyze.stats.binomial import clopper_pearson, paired_difference
+from generator.model.ledger import (
+    ELIGIBLE,
     KILL_MODES,
+    NOT_ADMITTED,
+    PAIRED_METHOD,
     TOKEN_FIELDS,
     Campaign,
     LedgerDataError,
+    LedgerEntry,
     canonical_text,
     ledger_digest,
-    parse_campaign,
 )
-from generator.analyze.stats.binomial import PAIRED_METHOD, clopper_pearson, paired_difference
-from generator.analyze.stats.experiment import annotate_ledger_gate, as_json, gate_feasibility, rate_gate_feasibility
 
-__all__ = ["build_summary", "extended_summary", "summarize"]
+__all__ = ["SUMMARY_NOTE", "as_campaign", "build_summary", "outcomes_by_case", "summarize"]
 
 Receipt = Mapping[str, Any]
 
 SUMMARY_NOTE = "A passing row is evidence for human admission. This harness never edits the reviewer registry."
-CONDITION_ORDER = (
-    "evidenceEnvelope",
-    "coverage",
-    "structuredOutputValidity",
-    "recallNonInferior",
-    "falsePositiveMargin",
-    "identityHonesty",
-    "killPaths",
-    "containment",
-    "transportEquivalence",
-)
 
 
-def _as_campaign(campaign: Campaign | Mapping[str, Any]) -> Campaign:
+def as_campaign(campaign: Campaign | Mapping[str, Any]) -> Campaign:
     return campaign if isinstance(campaign, Campaign) else parse_campaign(campaign)
 
 
@@ -79,7 +59,7 @@ def summarize(campaign: Campaign | Mapping[str, Any], receipts: Sequence[Receipt
     ``receipts`` are the ledger's receipts in ledger order (as parsed).  A
     problem is reported with the receipt's 1-based position as its line.
     """
-    parsed = _as_campaign(campaign)
+    parsed = as_campaign(campaign)
     checked = check_entries([LedgerEntry(i, item) for i, item in enumerate(receipts, 1)], parsed)
     require_sound(checked.problems)
     return build_summary(parsed, receipts, ledger_digest=checked.ledger_digest)
@@ -89,7 +69,7 @@ def summarize(campaign: Campaign | Mapping[str, Any], receipts: Sequence[Receipt
 # Small statistics (same arithmetic as upstream, so numbers agree exactly)
 
 
-def _rate(values: Iterable[bool]) -> dict[str, Any]:
+def rate(values: Iterable[bool]) -> dict[str, Any]:
     flags = list(values)
     hits = sum(1 for flag in flags if flag is True)
     count = len(flags)
@@ -101,7 +81,7 @@ def _rate(values: Iterable[bool]) -> dict[str, Any]:
     }
 
 
-def _percentile(values: Sequence[int | float], fraction: float) -> int | float | None:
+def percentile(values: Sequence[int | float], fraction: float) -> int | float | None:
     """Linear interpolation between order statistics; exact positions return the element."""
     if not values:
         return None
@@ -124,7 +104,7 @@ def _latency(receipts: Iterable[Receipt]) -> dict[str, Any]:
         klass: {
             "count": len(values),
             "medianMs": statistics.median(values) if values else None,
-            "p90Ms": _percentile(values, 0.90),
+            "p90Ms": percentile(values, 0.90),
         }
         for klass, values in walls.items()
     }
@@ -145,7 +125,7 @@ def _usage(receipts: Sequence[Receipt]) -> dict[str, Any]:
     }
 
 
-def _profile_key(decoding: Mapping[str, Any]) -> tuple:
+def profile_key(decoding: Mapping[str, Any]) -> tuple[Any, ...]:
     """Equal keys exactly when the canonical JSON of the decodings is equal.
 
     Types are part of the key (1, 1.0 and "1" differ in canonical JSON) and
@@ -158,10 +138,10 @@ def _profile_key(decoding: Mapping[str, Any]) -> tuple:
 
 
 def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
-    tally: Counter = Counter()
-    example: dict[tuple, Mapping[str, Any]] = {}
+    tally: Counter[tuple[Any, ...]] = Counter()
+    example: dict[tuple[Any, ...], Mapping[str, Any]] = {}
     for item in receipts:
-        key = _profile_key(item["decoding"])
+        key = profile_key(item["decoding"])
         tally[key] += 1
         example.setdefault(key, item["decoding"])
     rows = [(canonical_text(example[key]), key) for key in tally]
@@ -169,7 +149,7 @@ def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
     return [{"decoding": dict(example[key]), "attempts": tally[key]} for _, key in rows]
 
 
-def _signature(item: Receipt) -> tuple:
+def _signature(item: Receipt) -> tuple[Any, ...]:
     """Everything a repeat can be scored on; timing, usage and decoding are left out."""
     core = (item["normalizerRan"], item["identityMatch"], item["killPathPassed"])
     if item["caseKind"] == "kill_path":
@@ -187,7 +167,7 @@ def _signature(item: Receipt) -> tuple:
     )
 
 
-def _flakiness(receipts: Sequence[Receipt]) -> dict[str, Any]:
+def flakiness(receipts: Sequence[Receipt]) -> dict[str, Any]:
     groups = Counter(_signature(item) for item in receipts)
     attempts = len(receipts)
     disagreements = attempts - (max(groups.values()) if groups else 0)
@@ -199,7 +179,7 @@ def _flakiness(receipts: Sequence[Receipt]) -> dict[str, Any]:
     }
 
 
-def _by_case(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
+def by_case(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
     grouped: dict[str, list[Receipt]] = defaultdict(list)
     for item in receipts:
         grouped[item["caseId"]].append(item)
@@ -214,7 +194,7 @@ def _cells(grouped: Mapping[str, list[Receipt]], campaign: Campaign) -> list[dic
             {
                 "caseId": case["caseId"],
                 "caseKind": case["kind"],
-                "flakiness": _flakiness(attempts),
+                "flakiness": flakiness(attempts),
                 "latency": _latency(attempts),
                 "usage": _usage(attempts),
                 "decodingProfiles": _decoding_profiles(attempts),
@@ -229,7 +209,7 @@ def _rerun_count(receipts: Iterable[Receipt]) -> int:
     return sum(1 for item in receipts if item["rerunOf"] is not None)
 
 
-def _recall_flags(item: Receipt) -> list[bool]:
+def recall_flags(item: Receipt) -> list[bool]:
     found = set(item["detectedDefects"])
     return [defect in found for defect in item["expectedDefects"]]
 
@@ -239,26 +219,26 @@ def _arm_metrics(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: 
     ran = [item for item in quality if item["normalizerRan"]]
     recall: list[bool] = []
     for item in ran:
-        recall.extend(_recall_flags(item))
+        recall.extend(recall_flags(item))
     return {
         "arm": arm,
         "qualityAttempts": len(quality),
         "attempts": len(receipts),
         "reruns": _rerun_count(receipts),
-        "validity": _rate(item["normalizerRan"] for item in quality),
-        "recall": _rate(recall),
-        "falsePositive": _rate(item["blockingFindingCount"] > 0 for item in ran if item["caseKind"] == "clean"),
-        "toolCallCorrectness": _rate(
+        "validity": rate(item["normalizerRan"] for item in quality),
+        "recall": rate(recall),
+        "falsePositive": rate(item["blockingFindingCount"] > 0 for item in ran if item["caseKind"] == "clean"),
+        "toolCallCorrectness": rate(
             item["toolCallCorrect"] is True and item["pseudoToolCallCount"] == 0 for item in ran if item["toolUsing"]
         ),
-        "contextSufficiency": _rate(
+        "contextSufficiency": rate(
             item["contextSufficient"] is True for item in ran if item["contextSufficient"] is not None
         ),
         "identityMismatches": sum(1 for item in receipts if not item["identityMatch"]),
         "latency": _latency(quality),
         "usage": _usage(receipts),
         "decodingProfiles": _decoding_profiles(receipts),
-        "cells": _cells(_by_case(receipts), campaign),
+        "cells": _cells(by_case(receipts), campaign),
     }
 
 
@@ -271,7 +251,7 @@ def _keyed(receipts: Iterable[Receipt]) -> dict[tuple[str, int], Receipt]:
 
 
 def _paired_quality(candidate: Sequence[Receipt], baseline: Sequence[Receipt]) -> dict[str, Any]:
-    recall, false_positive, shared = _outcomes_by_case(candidate, baseline)
+    recall, false_positive, shared = outcomes_by_case(candidate, baseline)
 
     def difference(by_case: Mapping[str, list[tuple[bool, bool]]]) -> dict[str, Any]:
         pairs = [pair for case in by_case.values() for pair in case]  # the bounds depend only on counts
@@ -374,7 +354,7 @@ def _transport_rows(by_arm: Mapping[str, list[Receipt]], campaign: Campaign) -> 
             a, b = left[key], right[key]
             if not (a["normalizerRan"] and b["normalizerRan"]) or a["caseKind"] != "defect":
                 continue
-            left_flags.extend(_recall_flags(a))
+            left_flags.extend(recall_flags(a))
             found = set(b["detectedDefects"])
             right_flags.extend(defect in found for defect in a["expectedDefects"])
         interval = paired_difference(left_flags, right_flags, mode="transport_90")
@@ -410,7 +390,7 @@ def _condition_flags(
 def _envelope(receipts: Sequence[Receipt]) -> tuple[bool, str | None]:
     """One executionDigest over an all-v2, non-empty ledger, or no envelope."""
     all_v2 = bool(receipts) and all(item["schemaVersion"] == 2 for item in receipts)
-    digests = sorted({item.get("executionDigest") for item in receipts if item["schemaVersion"] == 2})
+    digests = sorted(cast("set[str]", {item.get("executionDigest") for item in receipts if item["schemaVersion"] == 2}))
     bound = all_v2 and len(digests) == 1
     return bound, digests[0] if bound else None
 
@@ -447,7 +427,7 @@ def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | 
         arms[arm["armId"]] = metrics
         coverage = _coverage(items, baseline_items, campaign)
         paired = _paired_quality(items, baseline_items)
-        kill = _kill_paths(_by_case(items), campaign)
+        kill = _kill_paths(by_case(items), campaign)
         containment = _containment(arm, items, thresholds)
         rows.append(
             {
@@ -470,7 +450,7 @@ def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | 
         row["conditions"]["transportEquivalence"] = demonstrated and all(pair["equivalent"] for pair in relevant)
         row["transportPairs"] = relevant
         admitted = all(row["conditions"].values())
-        row["recommendation"] = "eligible_for_human_admission" if admitted else "not_admitted"
+        row["recommendation"] = ELIGIBLE if admitted else NOT_ADMITTED
     return {
         "schemaVersion": 1,
         "campaignId": manifest["campaignId"],
@@ -491,217 +471,7 @@ def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | 
     }
 
 
-# --------------------------------------------------------------------------
-# Extended analyses (never part of the upstream object)
-
-EXTENDED_SCHEMA = "evalsite.ledger.extended.v1"
-
-CAVEATS = (
-    "The paired interval's one_sided and transport_90 modes use a 2.5% tail per factor, so they give identical "
-    "bounds; only the reported confidence differs.",
-    "Repeats of one case and several defects of one case are pooled as independent pairs; errors that cluster by "
-    "case make the exact intervals too narrow. The case-clustered intervals here are a sensitivity check.",
-    "Pairs where either arm's normalizer did not run drop out of the recall and false-positive comparisons.",
-    "Transport equivalence compares recall on defect cases only (not false positives or validity).",
-    "In falsePositiveDifference, candidateWins counts false positives the candidate made and the baseline did not.",
-    "identityHonesty counts every receipt with identityMatch false, kill-path and not-ran receipts included.",
-)
-
-
-def _spread(values: Sequence[int | float]) -> dict[str, Any]:
-    return {
-        "count": len(values),
-        "medianMs": statistics.median(values) if values else None,
-        "p90Ms": _percentile(values, 0.90),
-        "minMs": min(values) if values else None,
-        "maxMs": max(values) if values else None,
-    }
-
-
-def _identity_split(receipts: Sequence[Receipt]) -> dict[str, int]:
-    split = {"all": 0, "silent": 0, "notRan": 0, "killPath": 0}
-    for item in receipts:
-        if item["identityMatch"]:
-            continue
-        split["all"] += 1
-        if item["caseKind"] == "kill_path":
-            split["killPath"] += 1
-        elif item["normalizerRan"]:
-            split["silent"] += 1
-        else:
-            split["notRan"] += 1
-    return split
-
-
-def _token_spread(receipts: Sequence[Receipt]) -> dict[str, Any]:
-    out = {}
-    for name in TOKEN_FIELDS:
-        counts = [item["usage"][name] for item in receipts if item["usage"] and item["usage"][name] is not None]
-        out[name] = {
-            "reported": len(counts),
-            "median": statistics.median(counts) if counts else None,
-            "p90": _percentile(counts, 0.90),
-        }
-    return out
-
-
-def _case_rows(receipts: Sequence[Receipt], campaign: Campaign) -> list[dict[str, Any]]:
-    grouped = _by_case(receipts)
-    rows = []
-    for case in campaign.manifest["cases"]:
-        items = grouped.get(case["caseId"], [])
-        ran = [item for item in items if item["normalizerRan"]]
-        row: dict[str, Any] = {
-            "caseId": case["caseId"],
-            "kind": case["kind"],
-            "attempts": len(items),
-            "repeats": sorted(item["repeat"] for item in items),
-            "ran": len(ran),
-            "flakiness": _flakiness(items),
-            "wallMs": _spread([item["wallMs"] for item in items]),
-        }
-        if case["kind"] == "kill_path":
-            row["killPathPassed"] = sum(1 for item in items if item["killPathPassed"] is True)
-            row["killModes"] = sorted(
-                {item["killControl"]["mode"] for item in items if isinstance(item.get("killControl"), dict)}
-            )
-        else:
-            row["validity"] = _rate(item["normalizerRan"] for item in items)
-            if case["kind"] == "defect":
-                flags: list[bool] = []
-                for item in ran:
-                    flags.extend(_recall_flags(item))
-                row["recall"] = _rate(flags)
-            else:
-                row["falsePositive"] = _rate(item["blockingFindingCount"] > 0 for item in ran)
-        rows.append(row)
-    return rows
-
-
-def _rerun_rows(receipts: Sequence[Receipt]) -> list[dict[str, Any]]:
-    by_id = {item["receiptId"]: item for item in receipts}
-    rows = []
-    for item in receipts:
-        origin = item["rerunOf"]
-        if origin is None:
-            continue
-        first = by_id.get(origin)
-        rows.append(
-            {
-                "receiptId": item["receiptId"],
-                "rerunOf": origin,
-                "caseId": item["caseId"],
-                "repeat": item["repeat"],
-                "originalRepeat": first["repeat"] if first else None,
-            }
-        )
-    return rows
-
-
-def _arm_extras(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: Campaign) -> dict[str, Any]:
-    quality = [item for item in receipts if item["caseKind"] != "kill_path"]
-    ran = [item for item in quality if item["normalizerRan"]]
-    cells = _by_case(receipts)
-    flaky = [(case_id, _flakiness(items)) for case_id, items in cells.items() if len(items) > 1]
-    fractions = [info["fraction"] for _, info in flaky]
-    worst = sorted((info["fraction"], case_id, info) for case_id, info in flaky if info["disagreements"] > 0)[::-1][:5]
-    decodings = [item["decoding"] for item in receipts]
-    costs = [item["usage"]["costUsd"] for item in receipts if item["usage"] and item["usage"]["costUsd"] is not None]
-    latency = {
-        klass: _spread([item["wallMs"] for item in quality if item["latencyClass"] == klass])
-        for klass in ("cold", "resident")
-    }
-    latency["naCount"] = sum(1 for item in quality if item["latencyClass"] == "na")
-    return {
-        "arm": arm,
-        "attempts": {
-            "all": len(receipts),
-            "qualityRan": len(ran),
-            "qualityNotRan": len(quality) - len(ran),
-            "killPath": len(receipts) - len(quality),
-        },
-        "identityMismatches": _identity_split(receipts),
-        "latency": latency,
-        "tokensPerAttempt": _token_spread(receipts),
-        "providerCostUsd": {
-            "reported": len(costs),
-            "median": statistics.median(costs) if costs else None,
-            "max": max(costs) if costs else None,
-        },
-        "decoding": {
-            "profiles": len({_profile_key(item) for item in decodings}),
-            "pinnedAttempts": sum(1 for item in decodings if item["pinned"]),
-            "seededAttempts": sum(1 for item in decodings if item["seed"] is not None),
-            "temperatureRecorded": sum(1 for item in decodings if item["temperature"] is not None),
-        },
-        "flakiness": {
-            "cellsWithRepeats": len(flaky),
-            "flakyCells": sum(1 for info in fractions if info),
-            "meanFraction": sum(fractions) / len(fractions) if fractions else None,
-            "worstCells": [
-                {
-                    "caseId": case_id,
-                    "fraction": fraction,
-                    "uniqueOutcomes": info["uniqueOutcomes"],
-                    "attempts": info["attempts"],
-                }
-                for fraction, case_id, info in worst
-            ],
-        },
-        "reruns": _rerun_rows(receipts),
-        "schemaVersions": sorted({item["schemaVersion"] for item in receipts}),
-        "executionDigests": sorted({item["executionDigest"] for item in receipts if item["schemaVersion"] == 2}),
-        "cases": _case_rows(receipts, campaign),
-    }
-
-
-def _feasibility(metrics: Mapping[str, Any], paired: Mapping[str, Any], thresholds: Mapping[str, Any]) -> dict:
-    """How close each statistical bar can get with the evidence collected, even if every outcome were perfect."""
-    attempts = metrics["validity"]["total"]
-    validity = rate_gate_feasibility(attempts, thresholds["validityLower"]) if attempts else None
-    out: dict[str, Any] = {
-        "validity": {
-            "attempts": attempts,
-            "bestPossibleLower": validity.best_lower_bound if validity else None,
-            "bar": thresholds["validityLower"],
-            "attemptsNeededIfAllValid": (
-                validity.min_attempts
-                if validity
-                else rate_gate_feasibility(1, thresholds["validityLower"]).min_attempts
-            ),
-        }
-    }
-    for key, field, kind, margin, bound, bar in (
-        (
-            "recall",
-            "recallDifference",
-            "non_inferiority",
-            thresholds["recallDelta"],
-            "bestPossibleLower",
-            -thresholds["recallDelta"],
-        ),
-        (
-            "falsePositive",
-            "falsePositiveDifference",
-            "upper_margin",
-            thresholds["fprEpsilon"],
-            "bestPossibleUpper",
-            thresholds["fprEpsilon"],
-        ),
-    ):
-        pairs = paired[field]["pairs"]
-        usable = margin > 0
-        gate = gate_feasibility(max(pairs, 1), kind, margin) if usable else None  # type: ignore[arg-type]
-        out[key] = {
-            "pairs": pairs,
-            bound: (gate.bound_if_arms_agree if gate and pairs else None),
-            "bar": bar,
-            "pairsNeededIfNoDiscordance": gate.min_pairs_if_arms_agree if gate else None,
-        }
-    return out
-
-
-def _outcomes_by_case(
+def outcomes_by_case(
     candidate: Sequence[Receipt], baseline: Sequence[Receipt]
 ) -> tuple[dict[str, list[tuple[bool, bool]]], dict[str, list[tuple[bool, bool]]], int]:
     """(candidate, baseline) outcome pairs per case, and the number of shared attempt keys.
@@ -721,91 +491,8 @@ def _outcomes_by_case(
             continue
         if cand["caseKind"] == "defect":
             found_b = set(base["detectedDefects"])
-            for flag, defect in zip(_recall_flags(cand), cand["expectedDefects"]):
+            for flag, defect in zip(recall_flags(cand), cand["expectedDefects"], strict=True):
                 recall[key[0]].append((flag, defect in found_b))
         else:
             false_positive[key[0]].append((cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0))
     return recall, false_positive, len(shared)
-
-
-def _gate_statistics(
-    candidate: Sequence[Receipt], baseline: Sequence[Receipt], row: Mapping[str, Any], thresholds: Mapping[str, Any]
-) -> dict[str, Any]:
-    """Tango, exact McNemar, design effect by case and a diagnosis for the two paired gates."""
-    recall, false_positive, _shared = _outcomes_by_case(candidate, baseline)
-    gates = {}
-    for condition, pairs, kind, margin in (
-        ("recallNonInferior", recall, "non_inferiority", thresholds["recallDelta"]),
-        ("falsePositiveMargin", false_positive, "upper_margin", thresholds["fprEpsilon"]),
-    ):
-        if margin <= 0:
-            continue
-        annotation = annotate_ledger_gate(pairs, kind=kind, margin=margin, passed=bool(row["conditions"][condition]))
-        gates[condition] = as_json(annotation)
-    return gates
-
-
-def _transport_hygiene(campaign: Campaign) -> dict[str, Any]:
-    seen: dict[tuple[str, str], int] = {}
-    duplicates, mirrored = [], []
-    for index, pair in enumerate(campaign.manifest["transportPairs"]):
-        key = (pair["leftArmId"], pair["rightArmId"])
-        if key in seen:
-            duplicates.append({"index": index, "sameAs": seen[key]})
-        elif key[::-1] in seen:
-            mirrored.append({"index": index, "mirrors": seen[key[::-1]]})
-        seen.setdefault(key, index)
-    return {"duplicates": duplicates, "mirrored": mirrored}
-
-
-def extended_summary(
-    campaign: Campaign | Mapping[str, Any],
-    receipts: Sequence[Receipt],
-    summary: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Analyses beyond the upstream summary, for arm and case pages.
-
-    ``summary`` is the result of :func:`summarize` for the same inputs (it is
-    recomputed, validating everything, when not given).
-    """
-    parsed = _as_campaign(campaign)
-    report = summary if summary is not None else summarize(parsed, receipts)
-    by_arm: dict[str, list[Receipt]] = defaultdict(list)
-    for item in receipts:
-        by_arm[item["armId"]].append(item)
-    baseline = parsed.baseline
-    arms = {
-        arm["armId"]: _arm_extras(arm, by_arm.get(arm["armId"], []), parsed) for arm in [baseline, *parsed.candidates]
-    }
-    candidates = {}
-    for row in report["candidates"]:
-        arm_id = row["armId"]
-        items, base = by_arm.get(arm_id, []), by_arm.get(baseline["armId"], [])
-        silent_ok = arms[arm_id]["identityMismatches"]["silent"] == 0
-        other_conditions = {key: value for key, value in row["conditions"].items() if key != "identityHonesty"}
-        fp = row["paired"]["falsePositiveDifference"]
-        candidates[arm_id] = {
-            "feasibility": _feasibility(report["arms"][arm_id], row["paired"], parsed.thresholds),
-            "falsePositivePairs": {
-                "candidateOnlyFalsePositives": fp.get("candidateWins"),
-                "baselineOnlyFalsePositives": fp.get("candidateLosses"),
-                "pairs": fp["pairs"],
-            },
-            "identityHonestySilentOnly": silent_ok,
-            "recommendationIfIdentityCountsSilentOnly": (
-                "eligible_for_human_admission" if silent_ok and all(other_conditions.values()) else "not_admitted"
-            ),
-            "failedConditions": [key for key in CONDITION_ORDER if not row["conditions"].get(key, False)],
-            "gates": _gate_statistics(items, base, row, parsed.thresholds),
-        }
-    return {
-        "schema": EXTENDED_SCHEMA,
-        "campaignId": report["campaignId"],
-        "campaignDigest": report["campaignDigest"],
-        "ledgerDigest": report["ledgerDigest"],
-        "receiptCount": report["receiptCount"],
-        "arms": arms,
-        "candidates": candidates,
-        "transportPairs": _transport_hygiene(parsed),
-        "caveats": list(CAVEATS),
-    }

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from generator.analyze.ledger.checks import LedgerCheck, LedgerEntry, LedgerProblem, check_entries, describe
-from generator.analyze.ledger.schema import Campaign, LedgerDataError, ledger_digest
+from generator.analyze.ledger.checks import check_entries, describe
+from generator.model.ledger import Campaign, LedgerCheck, LedgerDataError, LedgerEntry, LedgerProblem, ledger_digest
 
 __all__ = ["VerifyReport", "verify_report"]
 
@@ -24,20 +24,38 @@ _SHOWN_PROBLEMS = 20
 
 
 class _TornTail(Protocol):
-    line: int
-    complete: bool
+    @property
+    def line(self) -> int: ...
+
+    @property
+    def complete(self) -> bool: ...
 
     def describe(self) -> str: ...
 
 
 class _LedgerView(Protocol):
-    exists: bool
-    size: int
-    entries: Sequence[LedgerEntry]
-    problems: Sequence[LedgerProblem]
-    torn_tail: _TornTail | None
-    line_count: int
-    check: LedgerCheck | None
+    """What the report reads of a ledger (``generator.read.ledger.reader.LedgerRead``)."""
+
+    @property
+    def exists(self) -> bool: ...
+
+    @property
+    def size(self) -> int: ...
+
+    @property
+    def entries(self) -> Sequence[LedgerEntry]: ...
+
+    @property
+    def problems(self) -> Sequence[LedgerProblem]: ...
+
+    @property
+    def torn_tail(self) -> _TornTail | None: ...
+
+    @property
+    def line_count(self) -> int: ...
+
+    @property
+    def check(self) -> LedgerCheck | None: ...
 
 
 @dataclass(frozen=True)

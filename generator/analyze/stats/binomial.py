@@ -1,4 +1,4 @@
-"""Exact (Clopper-Pearson) binomial intervals from beta quantiles.
+"""Exact (Clopper-Pearson) binomial bounds and the factorised Bonferroni paired rule, written once.
 
 For ``x`` successes in ``n`` trials and a tail probability ``t`` per side:
 
@@ -6,38 +6,57 @@ For ``x`` successes in ``n`` trials and a tail probability ``t`` per side:
 * upper bound ``U = 1 - B^-1(t; n - x, x + 1)`` (``1.0`` when ``x == n``),
 
 where ``B^-1`` is the inverse regularized incomplete beta function
-(``scipy.special.betaincinv``).  The quantile is then refined by Newton steps
-on ``scipy.special.betainc`` (a log-space density), which brings the bound to
-within ~1e-16 of the exact value for every ``n`` up to 10^6 and beyond; the
-test suite checks 1e-12 against a 50-digit evaluation of the binomial tails.
+(``scipy.special.betaincinv``).  :func:`cp_lower` / :func:`cp_upper` evaluate them over arrays in
+one of two precisions:
 
-``sides="two"`` puts ``(1 - confidence) / 2`` in each tail; ``sides="one"``
-puts ``1 - confidence`` in each tail and still returns both bounds, each of
-which is then a one-sided bound at ``confidence``.  This matches the upstream
-ledger tool, whose bisection over ``comb(n, k) * p**k`` overflows once ``n``
-reaches about 1,030.
+* ``exact=False`` (gate feasibility, power, operating characteristics): scipy's quantile as is,
+  the upper bound as ``B^-1(1 - t; x + 1, n - x)``;
+* ``exact=True`` (the ledger's admission numbers): closed forms at ``x == 0`` and ``x == n``, and
+  otherwise the quantile refined by Newton steps on ``scipy.special.betainc`` (a log-space
+  density), which brings the bound to within ~1e-16 of the exact value for every ``n`` up to
+  10^6 and beyond; the test suite checks 1e-12 against a 50-digit evaluation of the binomial tails.
 
-The paired difference :func:`paired_difference` is the upstream
-``paired_exact_factorized_bonferroni.v1`` interval evaluated with these bounds.
+:func:`clopper_pearson` is the scalar ledger interval over them.  ``sides="two"`` puts
+``(1 - confidence) / 2`` in each tail; ``sides="one"`` puts ``1 - confidence`` in each tail and still
+returns both bounds, each of which is then a one-sided bound at ``confidence``.  This matches the
+upstream ledger tool, whose bisection over ``comb(n, k) * p**k`` overflows once ``n`` reaches about
+1,030.
+
+:func:`factorised_bounds` is the upstream ``paired_exact_factorized_bonferroni.v1`` rule (the
+difference ``q * (2 theta - 1)`` bounded factor by factor); :func:`paired_difference` is the ledger's
+paired interval over it.  :func:`fewest_trials` is the one search for "how many trials does a bound
+need when nothing fails".
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from generator.model.ledger import PAIRED_METHOD
 
 __all__ = [
     "BinomialInterval",
     "PAIRED_METHOD",
     "clopper_pearson",
+    "combine_lower",
+    "combine_upper",
+    "cp_lower",
+    "cp_upper",
+    "factorised_bounds",
+    "fewest_trials",
     "minimum_trials_all_successes",
     "paired_difference",
     "tail_probability",
 ]
 
-PAIRED_METHOD = "paired_exact_factorized_bonferroni.v1"
+Floats = NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -61,16 +80,17 @@ def tail_probability(confidence: float, sides: str = "two") -> float:
     return outside / 2 if sides == "two" else outside
 
 
+# --------------------------------------------------------------------------- the bounds
+
+
 def _polished_quantile(tail: float, a: float, b: float) -> float:
     """``p`` with ``I_p(a, b) == tail``: scipy's inverse plus guarded Newton steps."""
-    from scipy.special import betainc, betaincinv, betaln
-
-    p = float(betaincinv(a, b, tail))
+    p = float(special.betaincinv(a, b, tail))
     if not 0.0 < p < 1.0:
         return p
-    log_norm = float(betaln(a, b))
+    log_norm = float(special.betaln(a, b))
     for _ in range(3):
-        miss = float(betainc(a, b, p)) - tail
+        miss = float(special.betainc(a, b, p)) - tail
         if miss == 0.0:
             break
         log_density = (a - 1.0) * math.log(p) + (b - 1.0) * math.log1p(-p) - log_norm
@@ -81,7 +101,7 @@ def _polished_quantile(tail: float, a: float, b: float) -> float:
         if not 0.0 < candidate < 1.0:
             break
         # Keep the step only when it brings the tail probability closer.
-        if abs(float(betainc(a, b, candidate)) - tail) > abs(miss):
+        if abs(float(special.betainc(a, b, candidate)) - tail) > abs(miss):
             break
         p = candidate
         if abs(step) <= 4e-17 * max(p, 1e-300):
@@ -89,25 +109,82 @@ def _polished_quantile(tail: float, a: float, b: float) -> float:
     return p
 
 
+def _exact_lower(x: float, n: float, tail: float) -> float:
+    if x == 0:
+        return 0.0
+    if x == n:
+        return math.exp(math.log(tail) / n)  # closed form: P(X = n) = p**n
+    return _polished_quantile(tail, x, n - x + 1)
+
+
+def _exact_upper(x: float, n: float, tail: float) -> float:
+    if x == n:
+        return 1.0
+    if x == 0:
+        return -math.expm1(math.log(tail) / n)
+    return 1.0 - _polished_quantile(tail, n - x, x + 1)
+
+
+def _pair(x: ArrayLike, n: ArrayLike) -> tuple[Floats, Floats]:
+    xs, ns = np.broadcast_arrays(np.asarray(x, dtype=float), np.asarray(n, dtype=float))
+    return xs, ns
+
+
+def _each(bound: Callable[[float, float, float], float], x: Floats, n: Floats, tail: float) -> Floats:
+    values = [bound(float(a), float(b), tail) for a, b in zip(x.ravel(), n.ravel(), strict=True)]
+    return np.asarray(values, dtype=float).reshape(x.shape)
+
+
+def cp_lower(x: ArrayLike, n: ArrayLike, tail: float, *, exact: bool = False) -> Floats:
+    """Clopper-Pearson lower bound at one tail ``tail`` (0 when x = 0), over arrays."""
+    xs, ns = _pair(x, n)
+    if exact:
+        return _each(_exact_lower, xs, ns, tail)
+    out = np.zeros(xs.shape)
+    some = xs > 0
+    if np.any(some):
+        out[some] = special.betaincinv(xs[some], ns[some] - xs[some] + 1.0, tail)
+    return out
+
+
+def cp_upper(x: ArrayLike, n: ArrayLike, tail: float, *, exact: bool = False) -> Floats:
+    """Clopper-Pearson upper bound at one tail ``tail`` (1 when x = n), over arrays."""
+    xs, ns = _pair(x, n)
+    if exact:
+        return _each(_exact_upper, xs, ns, tail)
+    out = np.ones(xs.shape)
+    some = xs < ns
+    if np.any(some):
+        out[some] = special.betaincinv(xs[some] + 1.0, ns[some] - xs[some], 1.0 - tail)
+    return out
+
+
 def clopper_pearson(successes: int, total: int, confidence: float = 0.95, sides: str = "two") -> BinomialInterval:
-    """Exact binomial interval for ``successes`` out of ``total``."""
+    """Exact binomial interval for ``successes`` out of ``total`` (the scalar form of the ``exact`` bounds)."""
     tail = tail_probability(confidence, sides)
     if total < 1 or successes < 0 or successes > total:
         return BinomialInterval(None, None, confidence)
-    if successes == 0:
-        lower = 0.0
-    elif successes == total:
-        # Closed form: P(X = n) = p**n.
-        lower = math.exp(math.log(tail) / total)
-    else:
-        lower = _polished_quantile(tail, successes, total - successes + 1)
-    if successes == total:
-        upper = 1.0
-    elif successes == 0:
-        upper = -math.expm1(math.log(tail) / total)
-    else:
-        upper = 1.0 - _polished_quantile(tail, total - successes, successes + 1)
+    lower = float(cp_lower(successes, total, tail, exact=True))
+    upper = float(cp_upper(successes, total, tail, exact=True))
     return BinomialInterval(lower, upper, confidence)
+
+
+# --------------------------------------------------------------------------- zero failures
+
+
+def fewest_trials(passes: Callable[[int], bool], log_tail: float, log_bound: float) -> int:
+    """The smallest ``n >= 1`` with ``passes(n)``, for a ``passes`` that turns true once and stays true.
+
+    With no failure an exact bound at one tail ``t`` moves like ``t ** (1/n)``, so it reaches
+    ``bound`` near ``n = log(t) / log(bound)``: the search starts just below that and steps to the
+    first ``n`` that passes.
+    """
+    n = max(1, math.floor(log_tail / log_bound) - 2)
+    while not passes(n):
+        n += 1
+    while n > 1 and passes(n - 1):
+        n -= 1
+    return n
 
 
 def minimum_trials_all_successes(bound: float, confidence: float = 0.95, sides: str = "two") -> int | None:
@@ -121,33 +198,54 @@ def minimum_trials_all_successes(bound: float, confidence: float = 0.95, sides: 
     if bound <= 0.0:
         return 1
     tail = tail_probability(confidence, sides)
-    n = max(1, math.ceil(math.log(tail) / math.log(bound)) - 2)
-    while clopper_pearson(n, n, confidence, sides).lower < bound:  # type: ignore[operator]
-        n += 1
-    return n
+    return fewest_trials(lambda n: float(cp_lower(n, n, tail, exact=True)) >= bound, math.log(tail), math.log(bound))
 
 
-def _factor_bounds(events: int, trials: int, confidence: float, sides: str) -> tuple[float, float]:
-    interval = clopper_pearson(events, trials, confidence, sides)
-    assert interval.lower is not None and interval.upper is not None
-    return interval.lower, interval.upper
+# --------------------------------------------------------------------------- the paired rule
+
+
+def combine_lower(q_lower: ArrayLike, q_upper: ArrayLike, theta_lower: ArrayLike) -> Floats:
+    """Lower bound of ``q (2 theta - 1)``: the q bound that makes it as extreme as it can be."""
+    scale = 2.0 * np.asarray(theta_lower, dtype=float) - 1.0
+    return np.asarray(np.where(scale >= 0.0, q_lower, q_upper) * scale, dtype=float)
+
+
+def combine_upper(q_lower: ArrayLike, q_upper: ArrayLike, theta_upper: ArrayLike) -> Floats:
+    """Upper bound of ``q (2 theta - 1)``."""
+    scale = 2.0 * np.asarray(theta_upper, dtype=float) - 1.0
+    return np.asarray(np.where(scale >= 0.0, q_upper, q_lower) * scale, dtype=float)
+
+
+def factorised_bounds(
+    wins: ArrayLike, discordant: ArrayLike, pairs: ArrayLike, tail: float = 0.025, *, exact: bool = False
+) -> tuple[Floats, Floats, tuple[Floats, Floats, Floats, Floats]]:
+    """(lower, upper, (q_lo, q_hi, theta_lo, theta_hi)) of the factorised Bonferroni rule.
+
+    The difference factors as ``q * (2 * theta - 1)`` with ``q = discordant / pairs`` the discordance
+    rate and ``theta = wins / discordant`` the share of discordant pairs the candidate wins; each
+    factor gets a Clopper-Pearson bound at ``tail`` (theta lies in [0, 1] when nothing is discordant).
+    """
+    d = np.asarray(discordant, dtype=float)
+    n = np.broadcast_to(np.asarray(pairs, dtype=float), d.shape)
+    q_lo, q_hi = cp_lower(d, n, tail, exact=exact), cp_upper(d, n, tail, exact=exact)
+    th_lo, th_hi = cp_lower(wins, d, tail, exact=exact), cp_upper(wins, d, tail, exact=exact)
+    lower = combine_lower(q_lo, q_hi, th_lo)
+    upper = combine_upper(q_lo, q_hi, th_hi)
+    return lower, upper, (q_lo, q_hi, th_lo, th_hi)
 
 
 def paired_difference(candidate: Sequence[bool], baseline: Sequence[bool], mode: str = "one_sided") -> dict[str, Any]:
     """Conservative interval for P(candidate only) - P(baseline only) over paired outcomes.
 
-    The difference factors as ``q * (2 * theta - 1)`` with ``q`` the discordance
-    rate and ``theta`` the share of discordant pairs the candidate wins.  Each
-    factor gets an exact bound with a 2.5% tail; combining them (Bonferroni)
-    gives one-sided 95% bounds, or a joint 90% interval.  ``one_sided`` and
-    ``transport_90`` therefore produce the same numbers and differ only in the
-    confidence they report.
+    :func:`factorised_bounds` with the ``exact`` bounds: each factor gets a 2.5% tail; combining
+    them (Bonferroni) gives one-sided 95% bounds, or a joint 90% interval.  ``one_sided`` and
+    ``transport_90`` therefore produce the same numbers and differ only in the confidence they report.
     """
     pairs = len(candidate)
     if pairs == 0 or pairs != len(baseline):
         return {"lower": None, "upper": None, "pairs": pairs, "method": PAIRED_METHOD}
-    wins = sum(1 for c, b in zip(candidate, baseline) if c and not b)
-    losses = sum(1 for c, b in zip(candidate, baseline) if b and not c)
+    wins = sum(1 for c, b in zip(candidate, baseline, strict=True) if c and not b)
+    losses = sum(1 for c, b in zip(candidate, baseline, strict=True) if b and not c)
     discordant = wins + losses
     if mode == "one_sided":
         factor_confidence, sides, reported = 0.975, "one", 0.95
@@ -155,19 +253,11 @@ def paired_difference(candidate: Sequence[bool], baseline: Sequence[bool], mode:
         factor_confidence, sides, reported = 0.95, "two", 0.90
     else:
         raise ValueError("unknown paired interval mode")
-    q_low, q_high = _factor_bounds(discordant, pairs, factor_confidence, sides)
-    if discordant:
-        theta_low, theta_high = _factor_bounds(wins, discordant, factor_confidence, sides)
-    else:
-        theta_low, theta_high = 0.0, 1.0
-    low_scale = 2 * theta_low - 1
-    high_scale = 2 * theta_high - 1
-    # Pick the q bound that makes each end as extreme as it can be.
-    lower = (q_low if low_scale >= 0 else q_high) * low_scale
-    upper = (q_high if high_scale >= 0 else q_low) * high_scale
+    tail = tail_probability(factor_confidence, sides)
+    lower, upper, _factors = factorised_bounds(wins, discordant, pairs, tail, exact=True)
     return {
-        "lower": lower,
-        "upper": upper,
+        "lower": float(lower),
+        "upper": float(upper),
         "confidence": reported,
         "pairs": pairs,
         "candidateWins": wins,

@@ -8,7 +8,7 @@ Experiments (per-task lists of per-repetition booleans over strictly matched pai
 * :func:`pass_at_k`, :func:`pass_pow_k_observed`, :func:`pass_pow_k_unbiased` -- one task.
 * :func:`task_macro` -- one side, one k: the three task-macro metrics with a t
   interval over tasks and the betting interval.
-* :func:`compare_experiments` -- both sides for every k, the paired statistics,
+* :func:`paired_comparison` -- both sides for every k, the paired statistics,
   the minimum detectable effect and the verdict.
 
 Ledgers (per-case lists of (candidate, baseline) outcome pairs):
@@ -21,33 +21,21 @@ Ledgers (per-case lists of (candidate, baseline) outcome pairs):
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from generator.analyze.comparison import passk
 from generator.analyze.stats.intervals import (
-    REFERENCE_PAIRED_LABEL,
-    Interval,
-    ReferenceBounds,
     betting_interval,
     reference_paired_bounds,
     t_interval,
     tango_interval,
 )
 from generator.analyze.stats.paired import (
-    ClusteredDifference,
-    DesignEffect,
-    McNemarTest,
-    Outcomes,
-    PairedCounts,
-    SignFlipTest,
-    WinLossTie,
     clustered_difference,
     design_effect,
     mcnemar_test,
@@ -58,10 +46,6 @@ from generator.analyze.stats.paired import (
     win_loss_tie,
 )
 from generator.analyze.stats.power import (
-    GateFeasibility,
-    GateKind,
-    PowerAnalysis,
-    RateGateFeasibility,
     gate_feasibility,
     gate_margin_needed,
     gate_pairs_needed,
@@ -70,8 +54,33 @@ from generator.analyze.stats.power import (
     noninferiority_pairs_needed,
     rate_gate_feasibility,
     tasks_needed,
+    tasks_needed_for,
 )
-from generator.analyze.stats.verdict import GateDiagnosis, Verdict, diagnose_gate, experiment_verdict
+from generator.analyze.stats.verdict import diagnose_gate, experiment_verdict
+from generator.model.stats import (
+    REFERENCE_PAIRED_LABEL,
+    ClusteredDifference,
+    DesignEffect,
+    ExperimentComparison,
+    GateDiagnosis,
+    GateFeasibility,
+    GateKind,
+    Interval,
+    LedgerGateAnnotation,
+    MacroSummary,
+    McNemarTest,
+    MetricEstimate,
+    Outcomes,
+    PairedCounts,
+    PairedSummary,
+    PowerAnalysis,
+    RateGateFeasibility,
+    ReferenceBounds,
+    SignFlipTest,
+    Verdict,
+    WinLossTie,
+    as_json,
+)
 
 __all__ = [
     "as_json",
@@ -97,7 +106,6 @@ __all__ = [
     "annotate_ledger_gate",
     "betting_interval",
     "clustered_difference",
-    "compare_experiments",
     "design_effect",
     "diagnose_gate",
     "experiment_verdict",
@@ -109,6 +117,7 @@ __all__ = [
     "minimum_detectable_effect",
     "noninferiority_pairs_needed",
     "pair_outcomes",
+    "paired_comparison",
     "pass_at_k",
     "pass_pow_k_observed",
     "pass_pow_k_unbiased",
@@ -121,21 +130,9 @@ __all__ = [
     "task_macro",
     "task_macro_from_counts",
     "tasks_needed",
+    "tasks_needed_for",
     "win_loss_tie",
 ]
-
-
-def as_json(value: object) -> object:
-    """A result as plain JSON values: dataclasses become dicts, tuples lists, NaN/inf null."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {str(key): as_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [as_json(item) for item in value]
-    return value
 
 
 #: Below this many eligible tasks the t interval is flagged as approximate.
@@ -212,37 +209,6 @@ _METRICS = (
 # --------------------------------------------------------------------------- task macro
 
 
-@dataclass(frozen=True)
-class MetricEstimate:
-    """A task-macro metric for one side and one k."""
-
-    key: str
-    label: str
-    k: int
-    estimate: float | None
-    eligible_tasks: int
-    total_tasks: int
-    interval: Interval  # t interval over per-task estimates, clipped to [0, 1]
-    betting: Interval  # Waudby-Smith-Ramdas, valid at every task count
-    few_tasks: bool
-    warning: str | None
-    method: str
-
-
-@dataclass(frozen=True)
-class MacroSummary:
-    k: int
-    eligible_tasks: int
-    total_tasks: int
-    pass_at_k: MetricEstimate
-    pass_pow_k_observed: MetricEstimate
-    pass_pow_k_unbiased: MetricEstimate
-
-    @property
-    def metrics(self) -> tuple[MetricEstimate, MetricEstimate, MetricEstimate]:
-        return (self.pass_at_k, self.pass_pow_k_observed, self.pass_pow_k_unbiased)
-
-
 def task_macro_from_counts(
     reps: Sequence[int],
     passes: Sequence[int],
@@ -262,7 +228,7 @@ def task_macro_from_counts(
     total = len(reps_t) if total_tasks is None else int(total_tasks)
     if total < len(reps_t):
         raise ValueError("total_tasks is smaller than the number of tasks given")
-    eligible = [(n, c) for n, c in zip(reps_t, passes_t) if n >= k]
+    eligible = [(n, c) for n, c in zip(reps_t, passes_t, strict=True) if n >= k]
     T = len(eligible)
     out = []
     for key, label, fn, method in _METRICS:
@@ -307,28 +273,7 @@ def task_macro(outcomes: Outcomes, k: int, *, total_tasks: int | None = None, co
 # --------------------------------------------------------------------------- comparisons
 
 
-@dataclass(frozen=True)
-class PairedSummary:
-    runs: WinLossTie
-    tasks: WinLossTie
-    difference: ClusteredDifference
-    sign_flip: SignFlipTest
-    mcnemar: McNemarTest
-    tango: Interval  # on run pairs, 95% two-sided
-
-
-@dataclass(frozen=True)
-class ExperimentComparison:
-    ks: tuple[int, ...]
-    candidate: tuple[MacroSummary, ...]
-    baseline: tuple[MacroSummary, ...]
-    paired: PairedSummary
-    power: PowerAnalysis
-    verdict: Verdict
-    warnings: tuple[str, ...]
-
-
-def compare_experiments(
+def paired_comparison(
     candidate: Outcomes,
     baseline: Outcomes,
     ks: Sequence[int] = (1,),
@@ -349,8 +294,8 @@ def compare_experiments(
     if not ks_t or ks_t[0] < 1:
         raise ValueError("ks must hold at least one k >= 1")
     reps = counts.reps
-    cand_pass = tuple(w + a for w, a in zip(counts.wins, counts.both_pass))
-    base_pass = tuple(l + a for l, a in zip(counts.losses, counts.both_pass))
+    cand_pass = tuple(w + a for w, a in zip(counts.wins, counts.both_pass, strict=True))
+    base_pass = tuple(lo + a for lo, a in zip(counts.losses, counts.both_pass, strict=True))
     cand = tuple(
         task_macro_from_counts(reps, cand_pass, k, total_tasks=total_tasks, confidence=confidence) for k in ks_t
     )
@@ -387,32 +332,6 @@ def compare_experiments(
 
 
 # --------------------------------------------------------------------------- ledgers
-
-
-@dataclass(frozen=True)
-class LedgerGateAnnotation:
-    """Statistics shown next to one reference ledger gate (recall or false-positive difference).
-
-    ``reference`` are the reference rule's bounds recomputed with beta quantiles
-    (the admission decision stays the ledger summary's); ``tango`` is the Tango
-    score interval at 90% two-sided, so each bound is a nominal 95% one-sided
-    bound like the gate's; ``clustering`` the design effect of treating repeats
-    (and defects) of one case as independent.
-    """
-
-    kind: str
-    margin: float
-    cases: int
-    pairs: int
-    wins: int
-    losses: int
-    ties: int
-    reference: ReferenceBounds
-    reference_label: str
-    tango: Interval
-    mcnemar: McNemarTest
-    clustering: DesignEffect
-    diagnosis: GateDiagnosis
 
 
 def annotate_ledger_gate(

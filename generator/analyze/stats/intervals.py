@@ -17,12 +17,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
-from scipy import optimize, special, stats
+from scipy import optimize, stats
+
+from generator.analyze.stats.binomial import factorised_bounds
+from generator.model.stats import REFERENCE_PAIRED_LABEL, Interval, ReferenceBounds
 
 __all__ = [
+    "REFERENCE_PAIRED_LABEL",
     "Interval",
     "ReferenceBounds",
     "betting_interval",
@@ -30,32 +33,6 @@ __all__ = [
     "tango_interval",
     "t_interval",
 ]
-
-#: Label for the reference's paired rule (ledger spec, "Paired difference").
-REFERENCE_PAIRED_LABEL = (
-    "reference paired_exact_factorized_bonferroni.v1: each bound is a >=95% one-sided bound "
-    "([lower, upper] jointly >=90%); the one_sided and transport_90 modes give identical numbers; "
-    "repeats of one case are treated as independent pairs"
-)
-
-
-@dataclass(frozen=True)
-class Interval:
-    """A point estimate with an interval; ``None`` bounds mean "undefined".
-
-    ``note`` explains an undefined or degenerate interval in one sentence.
-    """
-
-    estimate: float | None
-    lower: float | None
-    upper: float | None
-    confidence: float
-    method: str
-    note: str | None = None
-
-    @property
-    def defined(self) -> bool:
-        return self.lower is not None and self.upper is not None
 
 
 def _check_confidence(confidence: float) -> float:
@@ -226,8 +203,7 @@ def tango_interval(wins: int, losses: int, pairs: int, confidence: float = 0.95)
     return Interval(est, float(lower), float(upper), confidence, method)
 
 
-# --------------------------------------------------------------------------- Clopper-Pearson
-# TODO(unify): replace with generator.analyze.stats.binomial once it exists.
+# --------------------------------------------------------------------------- bisection
 
 
 def _last_true(holds: Callable[[float], bool]) -> float:
@@ -244,69 +220,14 @@ def _first_true(holds: Callable[[float], bool]) -> float:
     return 1.0 - _last_true(lambda m: holds(1.0 - m))
 
 
-def _cp_lower(x: np.ndarray, n: np.ndarray, tail: float) -> np.ndarray:
-    """Clopper-Pearson lower bound at one tail ``tail`` (0 when x = 0), vectorised."""
-    x = np.asarray(x, dtype=float)
-    n = np.asarray(n, dtype=float)
-    x, n = np.broadcast_arrays(x, n)
-    out = np.zeros(x.shape)
-    m = x > 0
-    if np.any(m):
-        out[m] = special.betaincinv(x[m], n[m] - x[m] + 1.0, tail)
-    return out
-
-
-def _cp_upper(x: np.ndarray, n: np.ndarray, tail: float) -> np.ndarray:
-    """Clopper-Pearson upper bound at one tail ``tail`` (1 when x = n), vectorised."""
-    x = np.asarray(x, dtype=float)
-    n = np.asarray(n, dtype=float)
-    x, n = np.broadcast_arrays(x, n)
-    out = np.ones(x.shape)
-    m = x < n
-    if np.any(m):
-        out[m] = special.betaincinv(x[m] + 1.0, n[m] - x[m], 1.0 - tail)
-    return out
-
-
 # --------------------------------------------------------------------------- reference paired rule
-
-
-@dataclass(frozen=True)
-class ReferenceBounds:
-    """The reference ledger's paired bounds for d = P(win) - P(loss).
-
-    Recomputed here with beta quantiles; the reference itself bisects the binomial
-    CDF and agrees to about 1e-15 where it does not overflow.
-    """
-
-    wins: int
-    losses: int
-    pairs: int
-    estimate: float | None
-    lower: float | None
-    upper: float | None
-    q_lower: float | None
-    q_upper: float | None
-    theta_lower: float | None
-    theta_upper: float | None
-    method: str = REFERENCE_PAIRED_LABEL
 
 
 def _reference_bounds_arrays(
     w: np.ndarray, d: np.ndarray, n: np.ndarray | int, tail: float = 0.025
 ) -> tuple[np.ndarray, np.ndarray]:
     """Vectorised reference (lower, upper) for wins ``w`` among ``d`` discordant of ``n``."""
-    w = np.asarray(w, dtype=float)
-    d = np.asarray(d, dtype=float)
-    n_arr = np.broadcast_to(np.asarray(n, dtype=float), d.shape)
-    q_lo = _cp_lower(d, n_arr, tail)
-    q_hi = _cp_upper(d, n_arr, tail)
-    th_lo = _cp_lower(w, d, tail)  # 0 when d = 0 (theta in [0, 1])
-    th_hi = _cp_upper(w, d, tail)  # 1 when d = 0
-    s_lo = 2.0 * th_lo - 1.0
-    s_hi = 2.0 * th_hi - 1.0
-    lower = np.where(s_lo >= 0.0, q_lo, q_hi) * s_lo
-    upper = np.where(s_hi >= 0.0, q_hi, q_lo) * s_hi
+    lower, upper, _factors = factorised_bounds(w, d, n, tail)
     return lower, upper
 
 
@@ -314,15 +235,22 @@ def reference_paired_bounds(wins: int, losses: int, pairs: int) -> ReferenceBoun
     """The reference's factorised bounds: q = D/n and theta = wins/D, each CP at a 2.5% tail.
 
     lower = (q_lo if 2 theta_lo - 1 >= 0 else q_hi)(2 theta_lo - 1) and
-    upper = (q_hi if 2 theta_hi - 1 >= 0 else q_lo)(2 theta_hi - 1).
+    upper = (q_hi if 2 theta_hi - 1 >= 0 else q_lo)(2 theta_hi - 1)
+    (:func:`generator.analyze.stats.binomial.factorised_bounds`).
     """
     w, l, n = int(wins), int(losses), int(pairs)
     if n <= 0 or w < 0 or l < 0 or w + l > n:
         return ReferenceBounds(w, l, n, None, None, None, None, None, None, None)
-    d = w + l
-    q_lo = float(_cp_lower(np.array(d), np.array(n), 0.025))
-    q_hi = float(_cp_upper(np.array(d), np.array(n), 0.025))
-    th_lo = float(_cp_lower(np.array(w), np.array(d), 0.025))
-    th_hi = float(_cp_upper(np.array(w), np.array(d), 0.025))
-    lower, upper = _reference_bounds_arrays(np.array([w]), np.array([d]), n)
-    return ReferenceBounds(w, l, n, (w - l) / n, float(lower[0]), float(upper[0]), q_lo, q_hi, th_lo, th_hi)
+    lower, upper, (q_lo, q_hi, th_lo, th_hi) = factorised_bounds(np.array([w]), np.array([w + l]), n)
+    return ReferenceBounds(
+        w,
+        l,
+        n,
+        (w - l) / n,
+        float(lower[0]),
+        float(upper[0]),
+        float(q_lo[0]),
+        float(q_hi[0]),
+        float(th_lo[0]),
+        float(th_hi[0]),
+    )

@@ -11,12 +11,21 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
-from generator.analyze.stats.intervals import Interval, t_interval
+from generator.analyze.stats.intervals import t_interval
+from generator.model.stats import (
+    ClusteredDifference,
+    DesignEffect,
+    Interval,
+    McNemarTest,
+    Outcomes,
+    PairedCounts,
+    SignFlipTest,
+    WinLossTie,
+)
 
 __all__ = [
     "ClusteredDifference",
@@ -27,6 +36,7 @@ __all__ = [
     "SignFlipTest",
     "WinLossTie",
     "clustered_difference",
+    "count_arrays",
     "design_effect",
     "mcnemar_test",
     "pair_outcomes",
@@ -34,10 +44,6 @@ __all__ = [
     "sign_flip_test_counts",
     "win_loss_tie",
 ]
-
-#: Per-task outcomes: a mapping task name -> booleans (tasks taken in sorted
-#: name order), or a sequence of boolean sequences (order kept, named "0", "1", ...).
-Outcomes = Mapping[str, Sequence[bool]] | Sequence[Sequence[bool]]
 
 #: Seed of the Monte Carlo fallback of the sign-flip test (fixed so rebuilding
 #: the site gives the same numbers).
@@ -57,50 +63,13 @@ def named_tasks(outcomes: Outcomes) -> tuple[tuple[str, ...], tuple[Sequence[boo
     return tuple(str(i) for i in range(len(seq))), seq
 
 
-@dataclass(frozen=True)
-class PairedCounts:
-    """Per-task counts of matched pairs, tasks in a fixed order."""
-
-    tasks: tuple[str, ...]
-    reps: tuple[int, ...]
-    wins: tuple[int, ...]
-    losses: tuple[int, ...]
-    both_pass: tuple[int, ...]
-
-    @property
-    def both_fail(self) -> tuple[int, ...]:
-        return tuple(r - w - l - a for r, w, l, a in zip(self.reps, self.wins, self.losses, self.both_pass))
-
-    @property
-    def pairs(self) -> int:
-        return sum(self.reps)
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(reps, wins, losses) as int arrays, tasks with no pairs dropped."""
-        r = np.asarray(self.reps, dtype=np.int64)
-        w = np.asarray(self.wins, dtype=np.int64)
-        l = np.asarray(self.losses, dtype=np.int64)
-        keep = r > 0
-        return r[keep], w[keep], l[keep]
-
-    @classmethod
-    def from_counts(
-        cls,
-        reps: Sequence[int],
-        wins: Sequence[int],
-        losses: Sequence[int],
-        both_pass: Sequence[int] | None = None,
-        tasks: Sequence[str] | None = None,
-    ) -> PairedCounts:
-        reps, wins, losses = tuple(map(int, reps)), tuple(map(int, wins)), tuple(map(int, losses))
-        bp = tuple(map(int, both_pass)) if both_pass is not None else (0,) * len(reps)
-        names = tuple(map(str, tasks)) if tasks is not None else tuple(str(i) for i in range(len(reps)))
-        if not len(names) == len(reps) == len(wins) == len(losses) == len(bp):
-            raise ValueError("per-task count sequences differ in length")
-        for r, w, l, a in zip(reps, wins, losses, bp):
-            if min(r, w, l, a) < 0 or w + l + a > r:
-                raise ValueError("per-task counts must satisfy 0 <= wins + losses + both_pass <= reps")
-        return cls(names, reps, wins, losses, bp)
+def count_arrays(counts: PairedCounts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(reps, wins, losses) as int arrays, tasks with no pairs dropped."""
+    r = np.asarray(counts.reps, dtype=np.int64)
+    w = np.asarray(counts.wins, dtype=np.int64)
+    l = np.asarray(counts.losses, dtype=np.int64)
+    keep = r > 0
+    return r[keep], w[keep], l[keep]
 
 
 def pair_outcomes(candidate: Outcomes, baseline: Outcomes) -> PairedCounts:
@@ -116,7 +85,7 @@ def pair_outcomes(candidate: Outcomes, baseline: Outcomes) -> PairedCounts:
     if c_names != b_names:
         raise ValueError("candidate and baseline must cover the same tasks (strictly matched pairs)")
     reps, wins, losses, both = [], [], [], []
-    for name, cs, bs in zip(c_names, c_lists, b_lists):
+    for name, cs, bs in zip(c_names, c_lists, b_lists, strict=True):
         if len(cs) != len(bs):
             raise ValueError(f"task {name!r}: candidate and baseline differ in repetition count")
         c = np.fromiter((bool(v) for v in cs), dtype=bool, count=len(cs))
@@ -129,19 +98,6 @@ def pair_outcomes(candidate: Outcomes, baseline: Outcomes) -> PairedCounts:
 
 
 # --------------------------------------------------------------------------- wins / losses / ties
-
-
-@dataclass(frozen=True)
-class WinLossTie:
-    """Wins, losses and ties over one unit ("runs" or "tasks")."""
-
-    unit: str
-    wins: int
-    losses: int
-    ties: int
-    both_pass: int | None
-    both_fail: int | None
-    method: str
 
 
 def win_loss_tie(counts: PairedCounts) -> tuple[WinLossTie, WinLossTie]:
@@ -157,7 +113,7 @@ def win_loss_tie(counts: PairedCounts) -> tuple[WinLossTie, WinLossTie]:
         n - w - l - a,
         "counts over matched (task, repetition) pairs: win = only the candidate passed",
     )
-    r, wt, lt = counts.arrays()
+    r, wt, lt = count_arrays(counts)
     e = wt - lt
     tasks = WinLossTie(
         "tasks",
@@ -174,20 +130,9 @@ def win_loss_tie(counts: PairedCounts) -> tuple[WinLossTie, WinLossTie]:
 # --------------------------------------------------------------------------- design effect
 
 
-@dataclass(frozen=True)
-class DesignEffect:
-    """Clustered against naive (iid) standard error of a pooled paired difference."""
-
-    estimate: float | None
-    se_iid: float | None
-    se_cluster: float | None
-    design_effect: float | None
-    clusters: int
-    pairs: int
-    method: str
-
-
-def design_effect(sizes: Sequence[int], wins: Sequence[int], losses: Sequence[int]) -> DesignEffect:
+def design_effect(
+    sizes: Sequence[int] | np.ndarray, wins: Sequence[int] | np.ndarray, losses: Sequence[int] | np.ndarray
+) -> DesignEffect:
     """Design effect of clustering for the pooled difference (W - L) / N.
 
     Each pair scores +1 (win), -1 (loss) or 0.  The naive SE treats the N pairs as
@@ -228,31 +173,8 @@ def design_effect(sizes: Sequence[int], wins: Sequence[int], losses: Sequence[in
 # --------------------------------------------------------------------------- clustered difference
 
 
-@dataclass(frozen=True)
-class ClusteredDifference:
-    """Candidate minus baseline pass@1 over matched pairs, clustered by task.
-
-    ``estimate`` is the task-macro difference (mean over tasks of the per-task
-    mean difference); ``interval`` the task-cluster t interval.  ``naive_interval``
-    is the run-level Wald interval that treats all pairs as independent, and
-    ``design_effect`` compares the two variance estimates for the pooled
-    difference (identical estimators when every task has the same repetitions).
-    """
-
-    estimate: float | None
-    interval: Interval
-    pooled_estimate: float | None
-    naive_interval: Interval
-    se_cluster: float | None
-    se_iid: float | None
-    design_effect: float | None
-    tasks: int
-    pairs: int
-    method: str
-
-
 def clustered_difference(counts: PairedCounts, confidence: float = 0.95) -> ClusteredDifference:
-    r, w, l = counts.arrays()
+    r, w, l = count_arrays(counts)
     d = (w - l) / r if r.size else np.zeros(0)
     interval = t_interval(d, confidence, clip=(-1.0, 1.0))
     interval = Interval(
@@ -295,24 +217,8 @@ def clustered_difference(counts: PairedCounts, confidence: float = 0.95) -> Clus
 # --------------------------------------------------------------------------- sign-flip test
 
 
-@dataclass(frozen=True)
-class SignFlipTest:
-    """Two-sided sign-flip randomisation test over tasks.
-
-    Statistic |sum_t d_t| with d_t the per-task mean difference; under the sharp
-    null that the two arms are exchangeable within every task each d_t is equally
-    likely to carry either sign.  p = P(|sum s_t d_t| >= |sum d_t|).
-    """
-
-    statistic: float
-    p_value: float
-    tasks: int
-    exact: bool
-    method: str
-
-
 def sign_flip_test(counts: PairedCounts) -> SignFlipTest:
-    r, w, l = counts.arrays()
+    r, w, l = count_arrays(counts)
     return sign_flip_test_counts(w - l, r)
 
 
@@ -343,7 +249,7 @@ def sign_flip_test_counts(
     if T == 0 or not np.any(num):
         return SignFlipTest(stat, 1.0, T, True, base + " (exact: every difference is zero)")
     L = math.lcm(*(int(x) for x in np.unique(den)))
-    scaled = [int(n) * (L // int(q)) for n, q in zip(num.tolist(), den.tolist())]
+    scaled = [int(n) * (L // int(q)) for n, q in zip(num.tolist(), den.tolist(), strict=True)]
     obs = abs(sum(scaled))
     total = sum(abs(s) for s in scaled)
     if T <= _ENUMERATE_MAX_TASKS:
@@ -425,27 +331,6 @@ def _sign_flip_monte_carlo(d: np.ndarray, stat: float) -> float:
 
 
 # --------------------------------------------------------------------------- McNemar
-
-
-@dataclass(frozen=True)
-class McNemarTest:
-    """Exact (conditional) McNemar test on discordant run pairs.
-
-    Given D = wins + losses discordant pairs, wins ~ Binomial(D, 1/2) under the
-    null of equal pass rates.  ``p_value`` = min(1, 2 P(X <= min(w, l)));
-    ``p_mid`` = the mid-p version (half the probability of the observed table);
-    ``p_candidate_better`` = P(X >= wins) and ``p_candidate_worse`` = P(X <= wins)
-    are the one-sided exact p-values.  All are 1 when D = 0.
-    """
-
-    wins: int
-    losses: int
-    discordant: int
-    p_value: float
-    p_mid: float
-    p_candidate_better: float
-    p_candidate_worse: float
-    method: str = "exact McNemar test (conditional binomial on discordant pairs), two-sided; mid-p alongside"
 
 
 def mcnemar_test(wins: int, losses: int) -> McNemarTest:

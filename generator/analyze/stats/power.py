@@ -12,36 +12,34 @@ Pure functions.  Two families:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Iterator
 
 import numpy as np
 from scipy import stats
 
-from generator.analyze.stats.intervals import _cp_lower, _cp_upper, _reference_bounds_arrays
-from generator.analyze.stats.paired import PairedCounts
+from generator.analyze.stats.binomial import combine_lower, combine_upper, cp_lower, cp_upper, fewest_trials
+from generator.analyze.stats.intervals import _reference_bounds_arrays
+from generator.analyze.stats.paired import count_arrays
+from generator.model.stats import GateFeasibility, GateKind, PairedCounts, PowerAnalysis, RateGateFeasibility
 
 __all__ = [
     "GateFeasibility",
     "GateKind",
     "PowerAnalysis",
     "RateGateFeasibility",
+    "attempts_needed_if_all_succeed",
     "gate_feasibility",
     "gate_margin_needed",
     "gate_pairs_needed",
     "gate_pass_probability",
     "minimum_detectable_effect",
     "noninferiority_pairs_needed",
+    "pairs_needed_if_arms_agree",
     "rate_gate_feasibility",
     "tasks_needed",
+    "tasks_needed_for",
 ]
 
-#: The three gate shapes of the reference ledger (spec/ledger.md §3.7):
-#: ``non_inferiority``  passes when lower > -margin   (recallNonInferior, delta)
-#: ``upper_margin``     passes when upper <= margin   (falsePositiveMargin, epsilon)
-#: ``equivalence``      passes when lower > -margin and upper < margin (transport, delta_t)
-GateKind = Literal["non_inferiority", "upper_margin", "equivalence"]
 _GATE_KINDS = ("non_inferiority", "upper_margin", "equivalence")
 
 
@@ -54,42 +52,18 @@ def _z_total(alpha: float, power: float, sides: int) -> float:
 # --------------------------------------------------------------------------- experiments
 
 
-@dataclass(frozen=True)
-class PowerAnalysis:
-    """Minimum detectable effect for the task-clustered paired difference in pass@1.
-
-    Variance assumption: the variance of a task's mean difference is the
-    observed sample variance of the per-task mean differences (it contains the
-    between-task spread of the effect plus the within-task noise at the observed
-    number of repetitions), never less than X(1 - X)/R, the least variance any
-    true difference X can create with R repetitions per task.  It is split into
-    between-task (omega^2) and within-task (sigma_w^2 / R) parts by the method of
-    moments so that other repetition counts can be planned.
-    """
-
-    tasks: int
-    reps: float
-    alpha: float
-    power: float
-    mde: float | None
-    mde_unlimited_reps: float | None
-    variance_of_task_differences: float | None
-    between_task_variance: float | None
-    within_task_variance: float | None
-    method: str
-
-    def tasks_needed(self, difference: float, reps: float | None = None) -> int | None:
-        """About how many tasks (at ``reps`` repetitions, default the observed) detect ``difference``."""
-        return tasks_needed(
-            difference,
-            reps=self.reps if reps is None else reps,
-            observed_reps=self.reps,
-            variance_of_task_differences=self.variance_of_task_differences,
-            between_task_variance=self.between_task_variance,
-            within_task_variance=self.within_task_variance,
-            alpha=self.alpha,
-            power=self.power,
-        )
+def tasks_needed_for(analysis: PowerAnalysis, difference: float, reps: float | None = None) -> int | None:
+    """About how many tasks (at ``reps`` repetitions, default the observed) detect ``difference``."""
+    return tasks_needed(
+        difference,
+        reps=analysis.reps if reps is None else reps,
+        observed_reps=analysis.reps,
+        variance_of_task_differences=analysis.variance_of_task_differences,
+        between_task_variance=analysis.between_task_variance,
+        within_task_variance=analysis.within_task_variance,
+        alpha=analysis.alpha,
+        power=analysis.power,
+    )
 
 
 def _variance_at(
@@ -149,7 +123,7 @@ def minimum_detectable_effect(counts: PairedCounts, *, alpha: float = 0.05, powe
     floor var >= MDE(1 - MDE)/R (closed form K / (K + T R) with K = (z + z)^2).
     With unlimited repetitions the MDE cannot fall below (z + z) sqrt(omega^2 / T).
     """
-    r, w, l = counts.arrays()
+    r, w, l = count_arrays(counts)
     T = int(r.size)
     k_sqrt = _z_total(alpha, power, 2)
     K = k_sqrt**2
@@ -213,43 +187,16 @@ def _gate_passes(lower: np.ndarray, upper: np.ndarray, kind: str, margin: float)
     return (lower > -margin) & (upper < margin)
 
 
-@dataclass(frozen=True)
-class GateFeasibility:
-    """Can a gate of the reference rule pass at ``pairs`` matched pairs?
-
-    ``bound_if_arms_agree`` is the deciding bound when the two arms agree on every
-    pair (no discordant pair, e.g. neither arm ever has a false positive):
-    +-(1 - 0.025^(1/n)).  ``best_bound_not_better`` is the most favourable deciding
-    bound over every outcome in which the candidate is *not better* than the
-    baseline (exact search over the discordant count; for ``equivalence`` the
-    half-width max(-lower, upper) with equal wins and losses).  A gate that cannot
-    pass then can only be passed by a candidate that is observably better than
-    the baseline.  ``min_pairs_if_arms_agree`` is the smallest n at which
-    agreement on every pair passes.
-    """
-
-    kind: str
-    margin: float
-    pairs: int
-    bound_if_arms_agree: float
-    can_pass_if_arms_agree: bool
-    best_bound_not_better: float
-    can_pass_not_better: bool
-    min_pairs_if_arms_agree: int
-    method: str
-    sentence: str
-
-
 def _deciding_bound(lower: np.ndarray, upper: np.ndarray, kind: str) -> np.ndarray:
     if kind == "non_inferiority":
         return lower
     if kind == "upper_margin":
         return upper
-    return np.maximum(-lower, upper)
+    return np.asarray(np.maximum(-lower, upper))
 
 
 def _agree_bound(n: int) -> float:
-    return float(_cp_upper(np.array(0.0), np.array(float(n)), 0.025))
+    return float(cp_upper(0.0, float(n), 0.025))
 
 
 def _agree_passes(n: int, kind: str, margin: float) -> bool:
@@ -257,16 +204,19 @@ def _agree_passes(n: int, kind: str, margin: float) -> bool:
     return bool(_gate_passes(np.array([-b]), np.array([b]), kind, margin)[0])
 
 
-def _min_pairs_if_agree(kind: str, margin: float) -> int:
+def pairs_needed_if_arms_agree(kind: str, margin: float) -> int:
+    """Fewest pairs with which the gate passes when no pair is discordant (zero failures)."""
     if margin >= 1.0:
         return 1
-    # bound(n) = 1 - 0.025^(1/n) decreases in n; solve bound(n) = margin, then fix strictness.
-    n = max(1, math.floor(math.log(0.025) / math.log1p(-margin)) - 2)
-    while not _agree_passes(n, kind, margin):
-        n += 1
-    while n > 1 and _agree_passes(n - 1, kind, margin):
-        n -= 1
-    return n
+    # bound(n) = 1 - 0.025^(1/n) decreases in n; the search fixes the gate's strictness.
+    return fewest_trials(lambda n: _agree_passes(n, kind, margin), math.log(0.025), math.log1p(-margin))
+
+
+def attempts_needed_if_all_succeed(threshold: float, tail: float) -> int:
+    """Fewest attempts whose all-success Clopper-Pearson lower bound (one tail ``tail``) reaches ``threshold``."""
+    return fewest_trials(
+        lambda m: float(cp_lower(float(m), float(m), tail)) >= threshold, math.log(tail), math.log(threshold)
+    )
 
 
 _FEASIBILITY_MAX_D = 20_000
@@ -293,7 +243,7 @@ def gate_feasibility(pairs: int, kind: GateKind, margin: float) -> GateFeasibili
     i = int(np.argmax(dec)) if kind == "non_inferiority" else int(np.argmin(dec))
     best = float(dec[i])
     ok_nb = bool(_gate_passes(lower[i : i + 1], upper[i : i + 1], kind, margin)[0])
-    min_n = _min_pairs_if_agree(kind, margin)
+    min_n = pairs_needed_if_arms_agree(kind, margin)
     label = {
         "non_inferiority": f"lower bound > -{margin:g}",
         "upper_margin": f"upper bound <= {margin:g}",
@@ -314,20 +264,6 @@ def gate_feasibility(pairs: int, kind: GateKind, margin: float) -> GateFeasibili
     return GateFeasibility(kind, float(margin), n, agree_dec, agree_ok, best, ok_nb, min_n, method, sentence)
 
 
-@dataclass(frozen=True)
-class RateGateFeasibility:
-    """Can a Clopper-Pearson lower-bound gate (validity) pass at ``attempts``?"""
-
-    attempts: int
-    threshold: float
-    best_lower_bound: float
-    can_pass: bool
-    failures_tolerated: int | None
-    min_attempts: int
-    method: str
-    sentence: str
-
-
 def rate_gate_feasibility(attempts: int, threshold: float, confidence: float = 0.95) -> RateGateFeasibility:
     """Gate "two-sided Clopper-Pearson lower bound >= threshold" (structuredOutputValidity).
 
@@ -341,7 +277,7 @@ def rate_gate_feasibility(attempts: int, threshold: float, confidence: float = 0
     tail = (1.0 - confidence) / 2.0
 
     def lower_at(failures: int) -> float:
-        return float(_cp_lower(np.array(float(n - failures)), np.array(float(n)), tail))
+        return float(cp_lower(float(n - failures), float(n), tail))
 
     best = lower_at(0)
     can = best >= threshold
@@ -355,9 +291,7 @@ def rate_gate_feasibility(attempts: int, threshold: float, confidence: float = 0
             else:
                 hi = mid
         tolerated = lo
-    m = max(1, math.floor(math.log(tail) / math.log(threshold)) - 2)
-    while float(_cp_lower(np.array(float(m)), np.array(float(m)), tail)) < threshold:
-        m += 1
+    m = attempts_needed_if_all_succeed(threshold, tail)
     if can:
         sentence = f"At {n} attempts the lower bound can reach {threshold:g}; up to {tolerated} failure(s) still pass."
     else:
@@ -371,7 +305,7 @@ def rate_gate_feasibility(attempts: int, threshold: float, confidence: float = 0
     return RateGateFeasibility(n, float(threshold), best, can, tolerated, m, method, sentence)
 
 
-def _first_true(pred, d: np.ndarray) -> np.ndarray:
+def _first_true(pred: Callable[[np.ndarray, np.ndarray], np.ndarray], d: np.ndarray) -> np.ndarray:
     """Smallest w in [0, d] with pred(w, d) true (d + 1 if none); pred monotone in w."""
     lo = np.zeros_like(d)
     hi = d + 1
@@ -411,24 +345,20 @@ def gate_pass_probability(pairs: int, p_win: float, p_loss: float, kind: GateKin
     d_hi = int(stats.binom.isf(_TAIL_EPS, n, q))
     d = np.arange(max(0, d_lo - 1), min(n, d_hi + 1) + 1, dtype=np.int64)
     pmf_d = stats.binom.pmf(d, n, q)
-    q_lo = _cp_lower(d, np.full(d.shape, n), 0.025)
-    q_hi = _cp_upper(d, np.full(d.shape, n), 0.025)
+    q_lo = cp_lower(d, np.full(d.shape, n), 0.025)
+    q_hi = cp_upper(d, np.full(d.shape, n), 0.025)
     d0 = int(d[0])
 
     def rows(dd: np.ndarray) -> np.ndarray:
         return dd - d0
 
     def lower_ok(w: np.ndarray, dd: np.ndarray) -> np.ndarray:
-        th = _cp_lower(w, dd, 0.025)
-        s = 2.0 * th - 1.0
         i = rows(dd)
-        return np.where(s >= 0, q_lo[i], q_hi[i]) * s > -margin
+        return combine_lower(q_lo[i], q_hi[i], cp_lower(w, dd, 0.025)) > -margin
 
     def upper_fails(w: np.ndarray, dd: np.ndarray) -> np.ndarray:
-        th = _cp_upper(w, dd, 0.025)
-        s = 2.0 * th - 1.0
         i = rows(dd)
-        u = np.where(s >= 0, q_hi[i], q_lo[i]) * s
+        u = combine_upper(q_lo[i], q_hi[i], cp_upper(w, dd, 0.025))
         return u > margin if kind == "upper_margin" else u >= margin
 
     w_from = np.zeros_like(d)

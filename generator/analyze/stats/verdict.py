@@ -10,49 +10,33 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from generator.analyze.stats.intervals import ReferenceBounds
-from generator.analyze.stats.paired import ClusteredDifference, SignFlipTest
 from generator.analyze.stats.power import (
-    GateFeasibility,
-    GateKind,
-    PowerAnalysis,
     _check_gate,
     gate_feasibility,
     gate_margin_needed,
     gate_pairs_needed,
     gate_pass_probability,
+    tasks_needed_for,
+)
+from generator.model.stats import (
+    BETTER,
+    NOT_DISTINGUISHABLE,
+    WORSE,
+    ClusteredDifference,
+    GateDiagnosis,
+    GateKind,
+    PowerAnalysis,
+    ReferenceBounds,
+    SignFlipTest,
+    Verdict,
+    VerdictOutcome,
 )
 
-__all__ = ["GateDiagnosis", "Verdict", "diagnose_gate", "experiment_verdict"]
+__all__ = ["BETTER", "NOT_DISTINGUISHABLE", "WORSE", "GateDiagnosis", "Verdict", "diagnose_gate", "experiment_verdict"]
 
-BETTER = "candidate better"
-WORSE = "candidate worse"
-NOT_DISTINGUISHABLE = "not distinguishable"
 #: Observed differences smaller than this are treated as "no difference" when
 #: choosing the X of the "would need about N tasks" sentence (the MDE is used).
 NEGLIGIBLE_DIFFERENCE = 0.005
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The comparison verdict and the numbers that decided it."""
-
-    outcome: str  # BETTER, WORSE or NOT_DISTINGUISHABLE
-    sentence: str
-    difference: float | None
-    lower: float | None
-    upper: float | None
-    confidence: float
-    p_value: float
-    alpha: float
-    tasks: int
-    mde: float | None
-    tasks_needed: int | None
-    difference_of_interest: float | None
-    reasons: tuple[str, ...]
-    method: str
 
 
 def experiment_verdict(
@@ -80,15 +64,16 @@ def experiment_verdict(
         "verdict: task-clustered t interval excludes 0 and the sign-flip test over tasks has "
         f"p < {alpha:g}; otherwise the normal-approximation sample size for X"
     )
-    outcome = NOT_DISTINGUISHABLE
+    outcome: VerdictOutcome = NOT_DISTINGUISHABLE
     if iv.defined:
         reasons.append(f"{iv.confidence:.0%} task-clustered interval [{iv.lower:+.4f}, {iv.upper:+.4f}]")
     else:
         reasons.append("task-clustered interval undefined (" + (iv.note or "fewer than two tasks") + ")")
     reasons.append(f"sign-flip p = {p:.4g} over {sign_flip.tasks} task(s)")
-    if iv.defined and p < alpha and iv.lower > 0.0:
+    defined = iv.lower is not None and iv.upper is not None  # iv.defined, spelt out for the type checker
+    if defined and p < alpha and iv.lower is not None and iv.lower > 0.0:
         outcome = BETTER
-    elif iv.defined and p < alpha and iv.upper < 0.0:
+    elif defined and p < alpha and iv.upper is not None and iv.upper < 0.0:
         outcome = WORSE
     x = None
     n_needed = None
@@ -100,7 +85,7 @@ def experiment_verdict(
         else:
             x = power.mde
         if x is not None and x > 0:
-            n_needed = power.tasks_needed(x)
+            n_needed = tasks_needed_for(power, x)
         if n_needed is not None and x is not None:
             sentence = (
                 f"not distinguishable at this sample size (would need about {n_needed:,} tasks "
@@ -141,38 +126,6 @@ GATE_WORSE = "candidate worse"
 BEYOND_MARGIN = "difference beyond margin"
 UNDERPOWERED = "underpowered"
 NEAR_MARGIN = "estimate too close to the margin"
-
-
-@dataclass(frozen=True)
-class GateDiagnosis:
-    """Why a reference gate passed or failed.
-
-    ``reason``: "passed"; "cannot pass at this sample size" (no outcome where the
-    candidate is not better than the baseline passes at these pairs);
-    "candidate worse" (the point estimate itself is beyond the margin; for
-    equivalence "difference beyond margin"); "underpowered" (the point estimate
-    is within the margin, and at the observed discordance an equally good
-    candidate would pass with probability below ``power``); "estimate too close
-    to the margin" (the campaign would usually pass an equally good candidate,
-    but the observed difference leans towards the margin).  For failed gates the
-    exact pass probability at the observed discordance (true difference 0), the
-    pairs needed for 80% power and the smallest margin these pairs certify with
-    80% power are given.
-    """
-
-    kind: str
-    margin: float
-    passed: bool
-    reason: str
-    sentence: str
-    estimate: float | None
-    deciding_bound: float | None
-    feasibility: GateFeasibility
-    observed_discordance: float | None
-    pass_probability_if_equal: float | None
-    pairs_needed: int | None
-    margin_needed: float | None
-    method: str
 
 
 def _bound_passes(lower: float, upper: float, kind: str, margin: float) -> bool:

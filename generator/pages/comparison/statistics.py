@@ -1,21 +1,17 @@
-"""The statistics slot of the comparison page (issue 6), filled from ``generator.analyze.stats.experiment``.
+"""The statistics slot of the comparison page (issue 6): the typed statistics, formatted.
 
-:func:`comparison_statistics` turns the strictly matched pairs of an
-``evalsite.comparison.v1`` document into a :class:`StatisticsSection`: the
-verdict sentence (shown above the tables), intervals over tasks for every
-metric and k, the paired tests, and a forest plot of the paired difference.
-Every number is shown next to the name of its method.
-
-The ledger page has the same slot (``LedgerSource.statistics``); it stays
-empty until the ledger statistics provide a section.
+:func:`comparison_statistics` turns the :class:`~generator.model.stats.ExperimentComparison`
+that the comparison computed (once, in ``generator.pipelines.compare``) into a
+:class:`StatisticsSection`: the verdict sentence (shown above the tables),
+intervals over tasks for every metric and k, the paired tests, and a forest
+plot of the paired difference.  Every number is shown next to the name of its
+method.  Nothing here computes a statistic.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Mapping
-from typing import Any
-
+from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval
+from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
 from generator.pages.models import (
     Cell,
@@ -30,47 +26,39 @@ from generator.pages.models import (
     Verdict,
 )
 
-__all__ = ["comparison_statistics"]
+__all__ = ["comparison_statistics", "decided_verdict", "verdict_sentence"]
 
-_VERDICT_KIND = {"candidate better": "better", "candidate worse": "worse"}
-
-
-def _outcomes(document: Mapping[str, Any]) -> tuple[dict[str, list[bool]], dict[str, list[bool]]]:
-    candidate: dict[str, list[tuple[int, bool]]] = defaultdict(list)
-    baseline: dict[str, list[tuple[int, bool]]] = defaultdict(list)
-    for pair in document["pairs"]:
-        candidate[pair["task"]].append((pair["rep"], bool(pair["candidate_passed"])))
-        baseline[pair["task"]].append((pair["rep"], bool(pair["baseline_passed"])))
-    order = sorted(candidate)
-    return (
-        {task: [v for _, v in sorted(candidate[task])] for task in order},
-        {task: [v for _, v in sorted(baseline[task])] for task in order},
-    )
+_VERDICT_KIND = {BETTER: "better", WORSE: "worse"}
 
 
-def _interval_text(iv: Any, digits: int = 3) -> str:
-    if iv is None or getattr(iv, "lower", None) is None:
-        note = getattr(iv, "note", None)
+def decided_verdict(statistics: ExperimentComparison | None) -> StatisticsVerdict | None:
+    """The verdict of a comparison, or None when there is none to show (no matched pairs)."""
+    if statistics is None or not statistics.pairs:
+        return None
+    return statistics.verdict
+
+
+def verdict_sentence(verdict: StatisticsVerdict) -> str:
+    """The verdict as a sentence of its own (first letter upper case), as the page and the index show it."""
+    return verdict.sentence[:1].upper() + verdict.sentence[1:]
+
+
+def _interval_text(iv: Interval | None, digits: int = 3) -> str:
+    if iv is None or iv.lower is None:
+        note = iv.note if iv is not None else None
         return f"N/A ({note})" if note else fmt.NA
     return fmt.interval(iv.lower, iv.upper, digits)
 
 
-def _p(value: Any) -> str:
-    return f"{value:.4g}" if fmt.is_number(value) else fmt.NA
-
-
-def comparison_statistics(document: Mapping[str, Any]) -> StatisticsSection:
-    """Verdict, intervals and paired tests for one comparison; empty when there are no pairs."""
-    from generator.analyze.stats.experiment import compare_experiments  # lazy: scipy/numpy load only when used
-
-    if not document["pairs"]:
+def comparison_statistics(statistics: ExperimentComparison | None) -> StatisticsSection:
+    """Verdict, intervals and paired tests for one comparison; a notice only when there are no pairs."""
+    verdict = decided_verdict(statistics)
+    if statistics is None or verdict is None:
         return StatisticsSection(
             notices=(Notice("warning", "No strictly matched pairs: no paired statistics and no verdict."),)
         )
-    candidate, baseline = _outcomes(document)
-    result = compare_experiments(candidate, baseline, tuple(document["ks"]), total_tasks=len(document["tasks"]))
-    verdict = result.verdict
-    sentence = verdict.sentence[:1].upper() + verdict.sentence[1:]
+    result = statistics
+    sentence = verdict_sentence(verdict)
     if verdict.reasons:
         sentence += " — " + "; ".join(verdict.reasons)
     notices = [Notice("warning", str(w)) for w in result.warnings]
@@ -109,7 +97,10 @@ def comparison_statistics(document: Mapping[str, Any]) -> StatisticsSection:
                 )
     intervals = Table(
         id="stats-intervals-table",
-        caption="Task-macro metrics with 95% intervals over tasks (t interval clipped to [0, 1]; betting interval valid at any task count)",
+        caption=(
+            "Task-macro metrics with 95% intervals over tasks "
+            "(t interval clipped to [0, 1]; betting interval valid at any task count)"
+        ),
         columns=(
             Column("Side"),
             Column("Metric"),
@@ -151,10 +142,10 @@ def comparison_statistics(document: Mapping[str, Any]) -> StatisticsSection:
             fmt.fixed(diff.design_effect, 2),
             "variance of the task-clustered estimate / variance assuming independent runs",
         ),
-        ("Sign-flip test over tasks", f"p = {_p(paired.sign_flip.p_value)}", paired.sign_flip.method),
+        ("Sign-flip test over tasks", f"p = {fmt.p_value(paired.sign_flip.p_value)}", paired.sign_flip.method),
         (
             "McNemar exact / mid-p (run pairs)",
-            f"p = {_p(paired.mcnemar.p_value)} / {_p(paired.mcnemar.p_mid)}",
+            f"p = {fmt.p_value(paired.mcnemar.p_value)} / {fmt.p_value(paired.mcnemar.p_mid)}",
             paired.mcnemar.method,
         ),
         ("Tango score interval (run pairs)", _interval_text(paired.tango, 4), paired.tango.method),
@@ -192,7 +183,7 @@ def comparison_statistics(document: Mapping[str, Any]) -> StatisticsSection:
                     f"{label}: {_interval_text(iv, 4)} ({iv.method})",
                 )
             )
-    charts = ()
+    charts: tuple[ForestChart, ...] = ()
     if forest_rows:
         charts = (
             ForestChart(
@@ -215,97 +206,3 @@ def comparison_statistics(document: Mapping[str, Any]) -> StatisticsSection:
         tables=(intervals, tests),
         charts=charts,
     )
-
-
-_GATE_LABELS = {
-    "recallNonInferior": "Recall non-inferiority",
-    "falsePositiveMargin": "False-positive margin",
-}
-
-
-def _bounds_text(lower: Any, upper: Any, digits: int = 4) -> str:
-    if not (fmt.is_number(lower) and fmt.is_number(upper)):
-        return fmt.NA
-    return fmt.interval(lower, upper, digits)
-
-
-def ledger_statistics(extended: Mapping[str, Any]) -> StatisticsSection:
-    """Statistics beside the reference gate: Tango, exact McNemar, design effect, and why a gate failed.
-
-    The admission decision stays the reference summary's; these numbers explain it.
-    """
-    from generator.analyze.stats.intervals import REFERENCE_PAIRED_LABEL
-
-    rows = []
-    for arm_id, candidate in sorted((extended.get("candidates") or {}).items()):
-        for condition, gate in sorted((candidate.get("gates") or {}).items()):
-            reference, tango, mcnemar = gate["reference"], gate["tango"], gate["mcnemar"]
-            clustering, diagnosis = gate["clustering"], gate["diagnosis"]
-            rows.append(
-                Row(
-                    (
-                        Cell(arm_id),
-                        Cell(_GATE_LABELS.get(condition, condition)),
-                        Cell(
-                            "passed" if diagnosis["passed"] else "failed",
-                            None,
-                            None,
-                            "pass" if diagnosis["passed"] else "fail",
-                        ),
-                        fmt.num_cell(gate["pairs"], f"{fmt.count(gate['pairs'])} ({fmt.count(gate['cases'])} cases)"),
-                        Cell(f"{gate['wins']} / {gate['losses']}", None, None, "num"),
-                        Cell(_bounds_text(reference["lower"], reference["upper"]), fmt.sort_key(reference["lower"])),
-                        Cell(
-                            _bounds_text(tango["lower"], tango["upper"]),
-                            fmt.sort_key(tango["lower"]),
-                            None,
-                            "",
-                            tango["method"],
-                        ),
-                        Cell(
-                            f"p = {_p(mcnemar['p_value'])}",
-                            fmt.sort_key(mcnemar["p_value"]),
-                            None,
-                            "num",
-                            mcnemar["method"],
-                        ),
-                        Cell(
-                            fmt.fixed(clustering["design_effect"], 2),
-                            fmt.sort_key(clustering["design_effect"]),
-                            None,
-                            "num",
-                            clustering["method"],
-                        ),
-                        Cell(str(diagnosis["sentence"])),
-                    )
-                )
-            )
-    if not rows:
-        return StatisticsSection()
-    table = Table(
-        id="ledger-gate-statistics-table",
-        caption="Each paired gate next to its Tango interval, exact McNemar test and design effect by case",
-        columns=(
-            Column("Candidate"),
-            Column("Gate"),
-            Column("Result"),
-            Column("Pairs", True),
-            Column("Candidate-only / baseline-only"),
-            Column("Reference bounds"),
-            Column("Tango 90%"),
-            Column("McNemar exact", True),
-            Column("Design effect", True),
-            Column("Why"),
-        ),
-        rows=tuple(rows),
-    )
-    notices = (
-        Notice("info", "How to read the gate: " + REFERENCE_PAIRED_LABEL + "."),
-        Notice(
-            "info",
-            "A design effect above 1 means repeats of one case agree with each other more than independent "
-            "pairs would, so the reference bounds (which treat them as independent) are narrower than the "
-            "evidence supports.",
-        ),
-    )
-    return StatisticsSection(notices=notices, tables=(table,))

@@ -25,14 +25,15 @@ import os
 import re
 import stat
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.model.common import Side
 from generator.model.errors import EvalsiteError
-from generator.read.comet.manifest import CaseManifest, raw_manifest_of, verify_embedded
-from generator.read.comet.matrix import MatrixLoad, load_matrix
-from generator.read.comet.quality import Quality, sample_quality
+from generator.model.runs import Artifact, CaseManifest, Experiment, RunRecord, SkippedReport
+from generator.read.comet.manifest import raw_manifest_of, verify_embedded
+from generator.read.comet.matrix import load_matrix
+from generator.read.comet.quality import sample_quality
 from generator.read.comet.telemetry import extract_telemetry
 from generator.read.safe_io import Refusal, is_real_directory, read_contained
 
@@ -42,61 +43,15 @@ _SAMPLE_MARK = re.compile(r"_sample(?P<rep>\d+)_from_")
 _COMBINED_STEM = re.compile(r"_sample(?P<rep>\d+)_from_(?P<source>[A-Za-z0-9._-]+)$")
 _ARTIFACT_SUFFIX = {"raw_stdout": "_stdout.json", "raw_stderr": "_stderr.txt"}
 
-
-@dataclass(frozen=True)
-class RunRecord:
-    """One report of the compared treatment, with everything derived from it."""
-
-    side: str  # "candidate" | "baseline"
-    task: str
-    rep: int
-    file: str  # report file name inside reports/
-    report: Mapping[str, Any]
-    manifest: CaseManifest
-    manifest_valid: bool
-    quality: Quality
-
-    @property
-    def key(self) -> tuple[str, int]:
-        return (self.task, self.rep)
-
-    @property
-    def passed(self) -> bool:
-        """Passed only when ``passed`` is true and ``checks_failed`` is an empty list."""
-        failed = self.report.get("checks_failed")
-        return self.report.get("passed") is True and isinstance(failed, list) and not failed
-
-    @property
-    def checks_failed(self) -> tuple[str, ...]:
-        failed = self.report.get("checks_failed")
-        return tuple(str(item) for item in failed) if isinstance(failed, list) else ()
-
-
-@dataclass(frozen=True)
-class SkippedReport:
-    side: str
-    file: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Experiment:
-    side: str
-    treatment: str
-    root: Path  # resolved folder; never printed
-    label: str  # folder name, safe to print
-    records: tuple[RunRecord, ...]
-    skipped: tuple[SkippedReport, ...]
-    matrix: MatrixLoad
-
-
-@dataclass(frozen=True)
-class Artifact:
-    """Outcome of reading one run's raw stdout for telemetry."""
-
-    status: str  # verified | rebased | no-result-event | absent | rejected
-    reason: str | None
-    telemetry: Mapping[str, Any] | None
+__all__ = [
+    "Artifact",
+    "ArtifactBinder",
+    "Experiment",
+    "RunRecord",
+    "SkippedReport",
+    "load_experiment",
+    "read_run_telemetry",
+]
 
 
 class _Identity:
@@ -167,7 +122,7 @@ def _report_files(reports_dir: Path) -> list[str]:
 
 
 def load_experiment(
-    side: str,
+    side: Side,
     directory: Path,
     treatment: str,
     *,

@@ -26,20 +26,34 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from generator.model.common import sha256_bytes, sha256_label
 from generator.model.errors import EvalsiteError
+from generator.model.runs import CORE_PARTS, FALLBACK_SOURCE, V2_PARTS, CaseManifest
+
+__all__ = [
+    "CORE_PARTS",
+    "FALLBACK_SOURCE",
+    "SCHEMA_V1",
+    "SCHEMA_V2",
+    "V2_PARTS",
+    "CaseManifest",
+    "canonical_hash",
+    "core_hash",
+    "fallback_manifest",
+    "is_hash",
+    "raw_manifest_of",
+    "tree_hash",
+    "verify_embedded",
+]
 
 SCHEMA_V1 = "comet.eval.case-manifest.v1"
 SCHEMA_V2 = "comet.eval.case-manifest.v2"
 CORE_SCHEMA = "comet.eval.case-core.v1"
 IDENTITY_SCHEMA = "comet.eval.execution-identity.v1"
 
-# The six task-core components (every manifest), then what v2 adds.
-CORE_PARTS = tuple(f"{name}_hash" for name in ("task", "instruction", "validator", "environment", "data", "prompt"))
-V2_PARTS = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
 # Digests an execution identity carries instead of raw image ids, model names or prompts.
 IDENTITY_HASHES = tuple(
     f"{name}_hash"
@@ -52,65 +66,19 @@ SHARED_VALIDATION = ("scaffold", "python", "validation")
 NATIVE_ADAPTER = ("scaffold", "python", "native_eval.py")
 TASK_RENDERER = ("scaffold", "python", "tasks.py")
 
-FALLBACK_SOURCE = "current-task-tree-fallback"
 _HASH_RE = re.compile(r"sha256:[0-9a-f]{64}")
 _CANONICAL_TURNS = re.compile(r"[1-9][0-9]{0,3}")
 _SAFE_TASK_DIR = re.compile(r"[^/\\\x00]+")
 
 
-def sha256_text(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def canonical_hash(value: Any) -> str:
     """``sha256:`` of Comet's canonical JSON (sorted keys, no spaces, ASCII escapes)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
-    return sha256_text(text.encode("utf-8"))
+    return sha256_bytes(text.encode("utf-8"))
 
 
 def is_hash(value: Any) -> bool:
     return isinstance(value, str) and _HASH_RE.fullmatch(value) is not None
-
-
-def short_hash(value: str | None) -> str:
-    """The first 12 hex digits, as reports print them."""
-    if not value:
-        return ""
-    return value.removeprefix("sha256:")[:12]
-
-
-@dataclass(frozen=True)
-class CaseManifest:
-    """A verified (or rebuilt) manifest.  ``source`` says which."""
-
-    task: str
-    source: str  # report-bound-v1 | report-bound-v2 | current-task-tree-fallback
-    schema: str
-    components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
-    case_hash: str  # as verified (embedded) or computed (fallback)
-    core_hash: str  # derived; compares a v1 record with a v2 one
-
-    @property
-    def run_bound(self) -> bool:
-        return self.source != FALLBACK_SOURCE
-
-    @property
-    def execution_bound(self) -> bool:
-        return self.source == "report-bound-v2"
-
-    def get(self, part: str) -> str | None:
-        return self.components.get(part)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "source": self.source,
-            "schema": self.schema,
-            "case_hash": self.case_hash,
-            "core_hash": self.core_hash,
-        }
-        for part in V2_PARTS:
-            out[part] = self.components.get(part)
-        return out
 
 
 def _case_hash(schema: str, task: str, parts: Mapping[str, str]) -> str:
@@ -157,12 +125,12 @@ def _content_key(raw: dict[str, Any], task: str) -> tuple[Any, ...] | None:
         if isinstance(value, dict):
             value = tuple(sorted((k, type(v), v) for k, v in value.items()))
         items.append((key, type(value), value))
+    content = (task, tuple(sorted(items)))
     try:
-        key = (task, tuple(sorted(items)))
-        hash(key)
+        hash(content)
     except TypeError:
         return None
-    return key
+    return content
 
 
 def verify_embedded(raw: Any, task: str) -> CaseManifest | None:
@@ -263,7 +231,7 @@ def tree_hash(path: Path) -> str:
         info = path.lstat()
     except FileNotFoundError:
         digest.update(b"missing\0")
-        return "sha256:" + digest.hexdigest()
+        return sha256_label(digest.hexdigest())
     except OSError as error:
         raise EvalsiteError(f"cannot inspect a tasks-tree path ({error.strerror})") from None
     base_parts = path.parts
@@ -275,9 +243,9 @@ def tree_hash(path: Path) -> str:
                 digest.update(_entry_bytes("F", path.name))
                 _feed_file(digest, path)
                 digest.update(b"\0")
-        return "sha256:" + digest.hexdigest()
+        return sha256_label(digest.hexdigest())
     if not stat.S_ISDIR(info.st_mode):
-        return "sha256:" + digest.hexdigest()
+        return sha256_label(digest.hexdigest())
     for rel, entry in _walk(path):
         if _skipped(entry.name, base_parts + rel):
             continue
@@ -288,7 +256,7 @@ def tree_hash(path: Path) -> str:
             digest.update(_entry_bytes("F", rel_text))
             _feed_file(digest, entry.path)
             digest.update(b"\0")
-    return "sha256:" + digest.hexdigest()
+    return sha256_label(digest.hexdigest())
 
 
 def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> str:
@@ -312,7 +280,7 @@ def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> 
         with open(target, "rb") as handle:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
-    return "sha256:" + digest.hexdigest()
+    return sha256_label(digest.hexdigest())
 
 
 def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None) -> CaseManifest:
@@ -367,4 +335,4 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
 
 
 def _missing_hash() -> str:
-    return sha256_text(b"missing\0")
+    return sha256_bytes(b"missing\0")

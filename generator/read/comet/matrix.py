@@ -12,12 +12,24 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from generator.model.runs import ExpectedMatrix, MatrixLoad
 from generator.read.comet.manifest import canonical_hash
 from generator.read.safe_io import Refusal, read_regular_file
+
+__all__ = [
+    "MATRIX_FILE",
+    "MATRIX_SCHEMA",
+    "MAX_MATRIX_BYTES",
+    "ExpectedMatrix",
+    "MatrixError",
+    "MatrixLoad",
+    "load_matrix",
+    "matrix_payload",
+    "parse_matrix",
+]
 
 MATRIX_FILE = "expected-case-matrix.json"
 MATRIX_SCHEMA = "comet.eval.expected-case-matrix.v1"
@@ -33,29 +45,6 @@ _REFUSAL_TEXT = {
     "changed during read": "matrix changed during read",
     "cannot be inspected": "matrix metadata cannot be read",
 }
-
-
-@dataclass(frozen=True)
-class ExpectedMatrix:
-    matrix_hash: str
-    cases: tuple[tuple[str, str, int], ...]  # (task, treatment, rep), canonical order
-
-    def keys_for(self, treatment: str) -> frozenset[tuple[str, int]]:
-        return frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
-
-
-@dataclass(frozen=True)
-class MatrixLoad:
-    """Outcome of looking for a matrix: absent, valid, or invalid with a reason."""
-
-    matrix: ExpectedMatrix | None = None
-    error: str | None = None
-
-    @property
-    def status(self) -> str:
-        if self.matrix is not None:
-            return "report-bound"
-        return "invalid" if self.error else "historical-fallback"
 
 
 class MatrixError(ValueError):

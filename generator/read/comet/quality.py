@@ -13,29 +13,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from generator.model.runs import Quality
+
+__all__ = ["Quality", "derived_quality", "sample_quality", "stored_quality"]
 
 _STATUSES = ("included", "excluded", "flagged")
 _CONFIDENCES = ("high", "medium", "low")
-
-
-@dataclass(frozen=True)
-class Quality:
-    status: str
-    reason_code: str
-    reason: str
-    include_in_analysis: bool
-    confidence: str
-    evidence: tuple[str, ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "reason_code": self.reason_code,
-            "include_in_analysis": self.include_in_analysis,
-            "confidence": self.confidence,
-        }
 
 
 def _pattern(text: str) -> re.Pattern[str]:

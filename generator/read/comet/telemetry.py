@@ -19,26 +19,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-# Telemetry fields a comparison can use, in the order reports list them.
-EFFICIENCY_FIELDS = (
-    "subject_invocations",
-    "num_turns",
-    "tool_calls",
-    "duration_seconds",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_input_tokens",
-    "total_tokens",
-    "total_cost_usd",
-    "peak_context_input_tokens",
-    "p95_context_input_tokens",
-    "peak_context_occupancy_pct",
-)
-EXTRA_FIELDS = (
-    "cache_creation_input_tokens",
-    "average_context_input_tokens",
-    "peak_context_window_tokens",
-)
+from generator.model.common import is_json_number
+from generator.model.runs import EFFICIENCY_FIELDS, EXTRA_FIELDS, TELEMETRY_FIELDS  # re-exported
+
+__all__ = ["EFFICIENCY_FIELDS", "EXTRA_FIELDS", "extract_telemetry"]
 
 _SUMMED_MODEL_KEYS = (
     "inputTokens",
@@ -53,11 +37,6 @@ _CONTEXT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_inpu
 _CODEX_TOOL_ITEMS = ("command_execution", "mcp_tool_call", "tool_call")
 
 
-def is_number(value: Any) -> bool:
-    """int or float, but not bool (JSON ``true`` is not a count)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
 @dataclass
 class _Totals:
     """Mutable accumulator used while one stream is scanned."""
@@ -69,7 +48,7 @@ class _Totals:
     tool_calls: int = 0
 
     def add(self, key: str, value: Any) -> None:
-        if is_number(value):
+        if is_json_number(value):
             self.sums[key] = self.sums.get(key, 0) + value
 
     def merge_models(self, usage: Any) -> None:
@@ -81,11 +60,11 @@ class _Totals:
             into = self.models.setdefault(model, {})
             for key in _SUMMED_MODEL_KEYS:
                 value = figures.get(key)
-                if is_number(value):
+                if is_json_number(value):
                     into[key] = into.get(key, 0) + value
             for key in _MAXED_MODEL_KEYS:
                 value = figures.get(key)
-                if is_number(value):
+                if is_json_number(value):
                     into[key] = max(into[key], value) if key in into else value
 
 
@@ -103,7 +82,7 @@ def _result_event(event: dict[str, Any], totals: _Totals) -> None:
 
 def _first_number(usage: dict[str, Any], *keys: str) -> Any:
     for key in keys:
-        if is_number(usage.get(key)):
+        if is_json_number(usage.get(key)):
             return usage[key]
     return None
 
@@ -126,7 +105,7 @@ def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
     message_id = message.get("id")
     usage = message.get("usage")
     if type(message_id) is str and type(usage) is dict:
-        context = 0
+        context: int | float = 0
         for key in _CONTEXT_KEYS:
             value = usage.get(key)
             if type(value) is int or type(value) is float:  # exact types: bool is not a count
@@ -161,7 +140,7 @@ _HANDLERS = {
 
 def _finish(totals: _Totals) -> dict[str, Any]:
     sums = totals.sums
-    out: dict[str, Any] = {name: None for name in (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)}
+    out: dict[str, Any] = {name: None for name in TELEMETRY_FIELDS}
     out["subject_invocations"] = totals.invocations
     out["tool_calls"] = totals.tool_calls
     if "duration_ms" in sums:
@@ -185,8 +164,8 @@ def _finish(totals: _Totals) -> dict[str, Any]:
         out["p95_context_input_tokens"] = samples[max(0, math.ceil(len(samples) * 0.95) - 1)]
         out["average_context_input_tokens"] = round(sum(samples) / len(samples), 2)
         peak_model = next(model for value, model in totals.context.values() if value == peak)
-        window = totals.models.get(peak_model, {}).get("contextWindow") if isinstance(peak_model, str) else None
-        if is_number(window):
+        window: Any = totals.models.get(peak_model, {}).get("contextWindow") if isinstance(peak_model, str) else None
+        if is_json_number(window):
             out["peak_context_window_tokens"] = window
             if window > 0:
                 out["peak_context_occupancy_pct"] = peak / window * 100

@@ -1,32 +1,27 @@
 """Reading benchmark campaigns and ledgers.
 
-API for the site builder (stable names):
+Only reading and parsing happens here; the ledger rules (campaign validation, receipt checks,
+duplicates) run in ``generator.analyze.ledger`` and ``generator.pipelines.ledger`` wires the two.
 
-``load_campaign(path) -> Campaign``
-    Reads and validates a campaign manifest.  Raises :class:`EvalsiteError`
-    when the file cannot be read, is not JSON, or breaks a campaign rule (the
-    site cannot do anything useful without a valid campaign).
+``load_json_document(path, label) -> Any``
+    Reads one JSON file (a campaign or a receipt).  Raises :class:`EvalsiteError` when the file
+    cannot be read or is not JSON; the message names the label, never the path.
 
-``read_ledger(path, campaign=None, *, lock="existing") -> LedgerRead``
-    Reads a JSONL ledger leniently.  Data problems never raise: unreadable
-    lines, a torn (unterminated) last line and -- when ``campaign`` is given --
-    invalid receipts, duplicates and bad ``rerunOf`` links all come back as
-    :class:`LedgerProblem` values for the site to display.  A missing file is
-    an empty ledger.  Only an unreadable input (a folder, no permission, an
-    I/O error) raises :class:`EvalsiteError`.
+``read_ledger_file(path, *, lock="existing") -> LedgerRead``
+    Reads a JSONL ledger leniently.  Data problems never raise: unreadable lines and a torn
+    (unterminated) last line come back as :class:`LedgerProblem` values for the site to display.
+    A missing file is an empty ledger.  Only an unreadable input (a folder, no permission, an I/O
+    error) raises :class:`EvalsiteError`.
 
-    ``lock``: ``"existing"`` (the default, and what ``evalsite ledger
-    summarize``/``verify`` use) takes the upstream-compatible shared lock on
-    ``<ledger>.lock`` whenever that file exists -- it does as soon as any
-    appender, evalsite or upstream, has run -- and otherwise reads without
-    creating anything, re-reading under the lock if an unterminated last line
-    coincides with an appender appearing; ``"create"`` always locks, creating
-    the lock file (0600) if needed; ``"none"`` never locks.
+    ``lock``: ``"existing"`` (the default, and what ``evalsite ledger summarize``/``verify`` use)
+    takes the upstream-compatible shared lock on ``<ledger>.lock`` whenever that file exists -- it
+    does as soon as any appender, evalsite or upstream, has run -- and otherwise reads without
+    creating anything, re-reading under the lock if an unterminated last line coincides with an
+    appender appearing; ``"create"`` always locks, creating the lock file (0600) if needed;
+    ``"none"`` never locks.
 
-``LedgerRead.receipts`` is every line that parsed as JSON, in ledger order;
-``LedgerRead.sound`` is True when there are no problems and no torn tail.
-Feed ``receipts`` to :func:`generator.analyze.ledger.summary.summarize` only
-when ``problems`` is empty (``summarize`` re-checks and raises otherwise).
+``LedgerRead.receipts`` is every line that parsed as JSON, in ledger order; ``LedgerRead.sound``
+is True when there are no problems and no torn tail.
 """
 
 from __future__ import annotations
@@ -34,13 +29,12 @@ from __future__ import annotations
 import json
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze.ledger.checks import LedgerCheck, LedgerEntry, LedgerProblem, check_entries
-from generator.analyze.ledger.schema import Campaign, parse_campaign
 from generator.model.errors import EvalsiteError
+from generator.model.ledger import LedgerCheck, LedgerEntry, LedgerProblem
 from generator.read.ledger.files import (
     LedgerLock,
     NonFiniteNumber,
@@ -54,10 +48,11 @@ __all__ = [
     "LedgerRead",
     "TornTail",
     "gc_paused",
-    "load_campaign",
     "load_json_document",
+    "parse_json_document",
     "parse_ledger_bytes",
-    "read_ledger",
+    "read_ledger_bytes",
+    "read_ledger_file",
 ]
 
 #: Campaigns hold at most 1,000 cases and 33 arms; anything this large is not one.
@@ -131,11 +126,6 @@ def parse_json_document(data: bytes, label: str) -> Any:
         raise EvalsiteError(f"could not read {label} (JSONDecodeError: {where})") from exc
     except ValueError as exc:  # e.g. an integer with more digits than Python converts
         raise EvalsiteError(f"could not read {label} ({exc})") from exc
-
-
-def load_campaign(path: str | os.PathLike[str]) -> Campaign:
-    """Read and validate a campaign manifest (raises :class:`EvalsiteError`)."""
-    return parse_campaign(load_json_document(path, "campaign"))
 
 
 def _text_lines(data: bytes) -> Iterator[tuple[int, int, int, str | None, bool]]:
@@ -244,21 +234,10 @@ def read_ledger_bytes(path: str | os.PathLike[str], *, lock: str = "existing") -
     return data
 
 
-def read_ledger(
-    path: str | os.PathLike[str], campaign: Campaign | Mapping[str, Any] | None = None, *, lock: str = "existing"
-) -> LedgerRead:
-    """Read a ledger leniently; see the module docstring."""
+def read_ledger_file(path: str | os.PathLike[str], *, lock: str = "existing") -> LedgerRead:
+    """Read and parse a ledger leniently (no receipt checks); see the module docstring."""
     data = read_ledger_bytes(path, lock=lock)
     if data is None:
-        return LedgerRead(False, 0, (), (), None, 0, check_entries([], _campaign(campaign)) if campaign else None)
+        return LedgerRead(False, 0, (), (), None, 0)
     entries, problems, torn, count = parse_ledger_bytes(data)
-    check = None
-    if campaign is not None:
-        with gc_paused():
-            check = check_entries(entries, _campaign(campaign))
-        problems = sorted([*problems, *check.problems], key=lambda item: item.line)
-    return LedgerRead(True, len(data), tuple(entries), tuple(problems), torn, count, check)
-
-
-def _campaign(campaign: Campaign | Mapping[str, Any]) -> Campaign:
-    return campaign if isinstance(campaign, Campaign) else parse_campaign(campaign)
+    return LedgerRead(True, len(data), tuple(entries), tuple(problems), torn, count)

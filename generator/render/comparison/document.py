@@ -8,18 +8,16 @@ a local path.
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from generator.analyze.stats.experiment import as_json
-from generator.read.comet.telemetry import EFFICIENCY_FIELDS, EXTRA_FIELDS
+from generator.model.common import SIDES
+from generator.model.comparison import COMPARISON_SCHEMA, ComparisonResult, Pair
+from generator.model.runs import TELEMETRY_FIELDS, Artifact, Experiment, RunRecord
+from generator.model.stats import as_json
 
-if TYPE_CHECKING:
-    from generator.pipelines.compare import ComparisonResult
-    from generator.read.comet.experiment import Artifact, Experiment, RunRecord
+__all__ = ["SCHEMA", "comparison_document"]
 
-SCHEMA = "evalsite.comparison.v1"
-SIDES = ("candidate", "baseline")
-_TELEMETRY_FIELDS = (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)
+SCHEMA = COMPARISON_SCHEMA
 
 
 def _side_summary(experiment: Experiment) -> dict[str, Any]:
@@ -40,7 +38,7 @@ def _side_summary(experiment: Experiment) -> dict[str, Any]:
 def _telemetry_json(artifact: Artifact | None) -> dict[str, Any] | None:
     if artifact is None or artifact.telemetry is None:
         return None
-    return {name: artifact.telemetry.get(name) for name in _TELEMETRY_FIELDS}
+    return {name: artifact.telemetry.get(name) for name in TELEMETRY_FIELDS}
 
 
 def _run_json(record: RunRecord, artifact: Artifact | None, paired: bool) -> dict[str, Any]:
@@ -69,7 +67,7 @@ def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
     runs = []
     for side in SIDES:
         read = {
-            id(getattr(pair, side)): artifact
+            id(pair.side(side)): artifact
             for pair, artifact in zip(result.alignment.pairs, result.artifacts[side], strict=True)
         }
         for record in result.experiments[side].records:
@@ -94,7 +92,7 @@ def _manifest_audit(result: ComparisonResult) -> list[dict[str, Any]]:
 
 
 def _task_outcomes(result: ComparisonResult) -> list[dict[str, Any]]:
-    by_task: dict[str, list[Any]] = {task: [] for task in result.alignment.tasks}
+    by_task: dict[str, list[Pair]] = {task: [] for task in result.alignment.tasks}
     for pair in result.alignment.pairs:
         by_task[pair.task].append(pair)
     return [
@@ -123,7 +121,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
     """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None)."""
     alignment = result.alignment
     rebased = [
-        {"side": side, "task": pair.task, "rep": pair.rep, "file": getattr(pair, side).file}
+        {"side": side, "task": pair.task, "rep": pair.rep, "file": pair.side(side).file}
         for side in SIDES
         for pair, artifact in zip(alignment.pairs, result.artifacts[side], strict=True)
         if artifact.status == "rebased"
@@ -149,7 +147,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         "metrics": {side: {str(k): metrics.to_json() for k, metrics in result.metrics[side].items()} for side in SIDES},
         "matched": {
             side: {
-                "passes": sum(getattr(pair, side).passed for pair in alignment.pairs),
+                "passes": sum(pair.side(side).passed for pair in alignment.pairs),
                 "runs": len(alignment.pairs),
             }
             for side in SIDES

@@ -9,17 +9,18 @@ printed.  Cells are escaped so that a hostile task name cannot break a table.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
+from generator.model.common import SIDES, short_hash
+from generator.model.comparison import ComparisonResult
 from generator.pages import format as fmt
-from generator.read.comet.manifest import short_hash
+from generator.render.comparison.document import comparison_document
 
-if TYPE_CHECKING:
-    from generator.pipelines.compare import ComparisonResult
+__all__ = ["cell", "comparison_markdown", "metric", "row", "table"]
 
 DURATION_SOURCE = "raw_stdout:extract_events"
-SIDES = ("candidate", "baseline")
+Doc = Mapping[str, Any]
 
 
 def cell(value: object) -> str:
@@ -44,8 +45,9 @@ def _sides_text(sides: Sequence[str]) -> str:
     return " and ".join(sides)
 
 
-def comparison_markdown(result: ComparisonResult) -> str:
-    doc = result.document
+def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -> str:
+    """The report of one result; ``document`` is its JSON document when the caller already made it."""
+    doc = comparison_document(result) if document is None else document
     cand, base = doc["candidate"], doc["baseline"]
     ks = result.ks
     lines = [
@@ -101,7 +103,7 @@ def _percent_points(value: float | None) -> str:
     return "N/A" if value is None else f"{value * 100:+.1f} pp"
 
 
-def _verdict_section(doc: dict) -> list[str]:
+def _verdict_section(doc: Doc) -> list[str]:
     stats = doc["statistics"]
     verdict = stats["verdict"]
     paired = stats["paired"]
@@ -116,23 +118,21 @@ def _verdict_section(doc: dict) -> list[str]:
         f"- Difference in pass@1 (candidate − baseline) over {diff['tasks']} task(s) with matched pairs:"
         f" {_percent_points(diff['estimate'])}, {interval['confidence']:.0%} interval"
         f" [{_percent_points(interval['lower'])}, {_percent_points(interval['upper'])}] ({diff['method']}).",
-        f"- Exact sign-flip test over tasks: p = {_p(flip['p_value'])} ({flip['method']}).",
-        f"- McNemar on run pairs: exact p = {_p(mcnemar['p_value'])}, mid-p = {_p(mcnemar['p_mid'])}"
+        f"- Exact sign-flip test over tasks: p = {fmt.p_value_report(flip['p_value'])} ({flip['method']}).",
+        f"- McNemar on run pairs: exact p = {fmt.p_value_report(mcnemar['p_value'])},"
+        f" mid-p = {fmt.p_value_report(mcnemar['p_mid'])}"
         f" ({mcnemar['discordant']} discordant of {runs['wins'] + runs['losses'] + runs['ties']} run pairs).",
     ]
     if stats["power"]["mde"] is not None:
         lines.append(
-            f"- Smallest difference this design detects with 80% power: {stats['power']['mde'] * 100:.1f} percentage points."
+            "- Smallest difference this design detects with 80% power:"
+            f" {stats['power']['mde'] * 100:.1f} percentage points."
         )
     lines += [f"- Warning: {warning}" for warning in stats["warnings"]]
     return [*lines, ""]
 
 
-def _p(value: float | None) -> str:
-    return "N/A" if value is None else (f"{value:.3g}" if value >= 0.001 else "< 0.001")
-
-
-def _matrix_section(doc: dict) -> list[str]:
+def _matrix_section(doc: Doc) -> list[str]:
     rows = []
     for side in SIDES:
         matrix = doc[side]["matrix"]
@@ -182,7 +182,7 @@ def _matrix_section(doc: dict) -> list[str]:
     return lines
 
 
-def _metrics_section(doc: dict, ks: Sequence[int]) -> list[str]:
+def _metrics_section(doc: Doc, ks: Sequence[int]) -> list[str]:
     rows = []
     for side in SIDES:
         treatment = doc[side]["treatment"]
@@ -212,7 +212,7 @@ def _metrics_section(doc: dict, ks: Sequence[int]) -> list[str]:
     ]
 
 
-def _duration_section(doc: dict) -> list[str]:
+def _duration_section(doc: Doc) -> list[str]:
     rows, missing_lines = [], []
     for side in SIDES:
         d = doc["duration"][side]
@@ -243,7 +243,7 @@ def _duration_section(doc: dict) -> list[str]:
     return lines
 
 
-def _efficiency_table(table_doc: dict) -> list[str]:
+def _efficiency_table(table_doc: Doc) -> list[str]:
     rows = [
         [
             r["label"],
@@ -257,7 +257,7 @@ def _efficiency_table(table_doc: dict) -> list[str]:
     return table(["Metric", "Complete pairs", "Candidate average", "Baseline average", "Candidate delta"], rows)
 
 
-def _efficiency_section(doc: dict) -> list[str]:
+def _efficiency_section(doc: Doc) -> list[str]:
     eff = doc["efficiency"]
     return [
         "## Paired task efficiency from raw stdout",
@@ -283,7 +283,7 @@ def _efficiency_section(doc: dict) -> list[str]:
     ]
 
 
-def _audit_section(doc: dict) -> list[str]:
+def _audit_section(doc: Doc) -> list[str]:
     rows = []
     for entry in doc["manifest_audit"]:
         cand, base = entry["candidate"], entry["baseline"]
@@ -332,7 +332,7 @@ def _audit_section(doc: dict) -> list[str]:
     ]
 
 
-def _outcomes_section(doc: dict) -> list[str]:
+def _outcomes_section(doc: Doc) -> list[str]:
     rows = [
         [
             o["task"],
@@ -350,7 +350,7 @@ def _outcomes_section(doc: dict) -> list[str]:
     ]
 
 
-def _issues_section(doc: dict) -> list[str]:
+def _issues_section(doc: Doc) -> list[str]:
     if not doc["issues"]:
         return ["## Alignment issues", "", "_None._", ""]
     counts = ", ".join(f"`{reason}`={count}" for reason, count in doc["issue_counts"].items())
@@ -365,7 +365,7 @@ def _issues_section(doc: dict) -> list[str]:
     ]
 
 
-def _disclosures_section(doc: dict) -> list[str]:
+def _disclosures_section(doc: Doc) -> list[str]:
     lines: list[str] = []
     if doc["skipped_reports"]:
         lines += [

@@ -1,7 +1,8 @@
 """Changing a benchmark ledger: append, repair, and atomic JSON output.
 
-``append_receipt(ledger_path, campaign, receipt) -> AppendResult``
-    The upstream append protocol, made size-independent and torn-safe:
+``append_receipt(ledger_path, campaign, receipt, *, check) -> AppendResult``
+    The upstream append protocol, made size-independent and torn-safe (``check`` is the receipt
+    validator, ``generator.analyze.ledger.receipt.check_receipt``; the pipeline passes it):
 
     1. validate the receipt against the campaign (before touching any file);
     2. create the ledger's folder if needed (0700) and take ``flock(LOCK_EX)``
@@ -26,29 +27,25 @@
     copied to ``<ledger>.repair-<sha256 prefix>.bak`` (0600); the new ledger
     replaces the old one atomically.  Lines it cannot explain are left for a
     human: it refuses instead of guessing.
-
-``write_json_atomic(path, value)``
-    ``indent=2``, sorted keys, trailing newline, mode 0600, temp file + fsync +
-    rename + folder fsync.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import sqlite3
 import tempfile
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze.ledger.schema import Campaign, LedgerDataError, canonical_bytes, check_receipt, receipt_id
 from generator.model.errors import EvalsiteError
+from generator.model.ledger import Campaign, LedgerDataError, ReceiptCheck, canonical_bytes, receipt_id
 from generator.read.ledger.files import LedgerLock, parse_line, split_lines
+from generator.write.files import fsync_folder
 from generator.write.ledger.index import LedgerIndex, remove_index
 
-__all__ = ["AppendResult", "RepairReport", "append_receipt", "repair_ledger", "write_json_atomic"]
+__all__ = ["AppendResult", "RepairReport", "append_receipt", "repair_ledger"]
 
 
 @dataclass(frozen=True)
@@ -68,19 +65,6 @@ def _ensure_folder(path: str) -> str:
     except OSError as exc:
         raise EvalsiteError(f"could not create the ledger folder ({exc.__class__.__name__})") from exc
     return folder
-
-
-def _fsync_folder(folder: str) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems refuse to fsync folders; the data itself is synced
-    finally:
-        os.close(fd)
 
 
 def _open_existing(path: str) -> int | None:
@@ -106,9 +90,11 @@ def _torn_line_error(line: int) -> EvalsiteError:
     )
 
 
-def append_receipt(ledger_path: str | os.PathLike[str], campaign: Campaign, receipt: Any) -> AppendResult:
+def append_receipt(
+    ledger_path: str | os.PathLike[str], campaign: Campaign, receipt: Any, *, check: ReceiptCheck
+) -> AppendResult:
     """Append one receipt (see the module docstring for the protocol)."""
-    check_receipt(receipt, campaign)
+    check(receipt, campaign)
     line = canonical_bytes(receipt) + b"\n"
     rid = receipt["receiptId"]
     path = os.fspath(ledger_path)
@@ -117,7 +103,7 @@ def append_receipt(ledger_path: str | os.PathLike[str], campaign: Campaign, rece
         fd = _open_existing(path)
         try:
             try:
-                index = LedgerIndex.synced(path, campaign, fd)
+                index = LedgerIndex.synced(path, campaign, fd, check=check)
             except OSError as exc:
                 raise EvalsiteError(f"could not read ledger ({exc.strerror or exc.__class__.__name__})") from exc
             try:
@@ -166,7 +152,7 @@ def _append_locked(
                 pass
             raise EvalsiteError(f"could not append to ledger ({exc.strerror or exc.__class__.__name__})") from exc
         if created:
-            _fsync_folder(folder)
+            fsync_folder(folder)
         count = index.state.count + 1
         try:
             index.record(receipt, start, line, os.fstat(write_fd))
@@ -211,7 +197,7 @@ def _whole_receipt(text: str) -> bool:
     if not isinstance(value, dict) or not isinstance(value.get("receiptId"), str):
         return False
     try:
-        return value["receiptId"] == receipt_id(value)
+        return bool(value["receiptId"] == receipt_id(value))
     except LedgerDataError:
         return False
 
@@ -329,35 +315,6 @@ def repair_ledger(ledger_path: str | os.PathLike[str], *, dry_run: bool = False)
         handle_fd, temp = tempfile.mkstemp(dir=folder, prefix=".evalsite-ledger-", suffix=".tmp")
         os.close(handle_fd)
         _replace_with(temp, path, repaired)
-        _fsync_folder(folder)
+        fsync_folder(folder)
         remove_index(path, quiet=True)
         return RepairReport(tuple(actions), backup, before, after, dry_run)
-
-
-# --------------------------------------------------------------------------
-# Output files
-
-
-def write_json_atomic(path: str | os.PathLike[str], value: Any) -> None:
-    """Write ``value`` as indented, key-sorted JSON, atomically and privately."""
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
-    text = json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True, allow_nan=False) + "\n"
-    try:
-        os.makedirs(folder, mode=0o700, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=folder, prefix=".evalsite-", suffix=".tmp")
-    except OSError as exc:
-        raise EvalsiteError(f"could not write output ({exc.__class__.__name__})") from exc
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(text.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException as exc:
-        _discard(temp)
-        if isinstance(exc, OSError):
-            raise EvalsiteError(f"could not write output ({exc.__class__.__name__})") from exc
-        raise
-    _fsync_folder(folder)

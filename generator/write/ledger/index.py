@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from generator.analyze.ledger.schema import Campaign, LedgerDataError, canonical_text, check_receipt
+from generator.model.ledger import Campaign, LedgerDataError, ReceiptCheck, canonical_text
 from generator.read.ledger.files import gc_paused, parse_line, split_lines
 
 __all__ = ["INDEX_SUFFIX", "IndexState", "LedgerIndex", "index_path_for", "remove_index"]
@@ -117,7 +117,8 @@ def _state_from(row: tuple[Any, ...] | None) -> IndexState | None:
     if row is None or row[0] != _FORMAT:
         return None
     try:
-        return IndexState(str(row[1]), *(int(v) for v in row[2:7]), str(row[7]), int(row[8]), int(row[9]))
+        dev, ino, covered, mtime_ns, tail_start = (int(v) for v in row[2:7])
+        return IndexState(str(row[1]), dev, ino, covered, mtime_ns, tail_start, str(row[7]), int(row[8]), int(row[9]))
     except (TypeError, ValueError):
         return None
 
@@ -165,40 +166,42 @@ class LedgerIndex:
     # -- opening -------------------------------------------------------------
 
     @classmethod
-    def synced(cls, ledger_path: str | os.PathLike[str], campaign: Campaign, ledger_fd: int | None) -> LedgerIndex:
+    def synced(
+        cls, ledger_path: str | os.PathLike[str], campaign: Campaign, ledger_fd: int | None, *, check: ReceiptCheck
+    ) -> LedgerIndex:
         """Open the cache and bring it up to date with the ledger (``ledger_fd`` may be None: no ledger yet).
 
         If the cache file cannot be used at all (a read-only folder, a full
         disk), the lookups are rebuilt in memory from the ledger instead: slower
         (the whole ledger is read), never less strict.  Data problems in the
-        ledger itself always raise :class:`LedgerDataError`.
+        ledger itself always raise :class:`LedgerDataError`; ``check`` validates each receipt read.
         """
         path = os.fspath(ledger_path)
         key = campaign_key(campaign)
         info = os.fstat(ledger_fd) if ledger_fd is not None else None
         try:
-            return cls._synced_on_disk(path, key, ledger_fd, info, campaign)
+            return cls._synced_on_disk(path, key, ledger_fd, info, campaign, check)
         except (OSError, sqlite3.Error):
             remove_index(path, quiet=True)
-            return cls._rebuild(path, key, ledger_fd, info, campaign, in_memory=True)
+            return cls._rebuild(path, key, ledger_fd, info, campaign, check, in_memory=True)
 
     @classmethod
     def _synced_on_disk(
-        cls, path: str, key: str, fd: int | None, info: os.stat_result | None, campaign: Campaign
+        cls, path: str, key: str, fd: int | None, info: os.stat_result | None, campaign: Campaign, check: ReceiptCheck
     ) -> LedgerIndex:
         conn, state = cls._open_existing(path)
         if conn is not None and state is not None and cls._trustworthy(state, key, info, fd):
             index = cls(path, conn, state, rebuilt=False)
             if info is not None and fd is not None and info.st_size > state.covered:
                 try:
-                    index._ingest(fd, info, campaign)
+                    index._ingest(fd, info, campaign, check)
                 except BaseException:
                     conn.close()
                     raise
             return index
         if conn is not None:
             conn.close()
-        return cls._rebuild(path, key, fd, info, campaign, in_memory=False)
+        return cls._rebuild(path, key, fd, info, campaign, check, in_memory=False)
 
     @staticmethod
     def _open_existing(path: str) -> tuple[sqlite3.Connection | None, IndexState | None]:
@@ -234,7 +237,15 @@ class LedgerIndex:
 
     @classmethod
     def _rebuild(
-        cls, path: str, key: str, fd: int | None, info: os.stat_result | None, campaign: Campaign, *, in_memory: bool
+        cls,
+        path: str,
+        key: str,
+        fd: int | None,
+        info: os.stat_result | None,
+        campaign: Campaign,
+        check: ReceiptCheck,
+        *,
+        in_memory: bool,
     ) -> LedgerIndex:
         if in_memory:
             conn = sqlite3.connect(":memory:", isolation_level=None)
@@ -253,7 +264,7 @@ class LedgerIndex:
             conn.execute("COMMIT")
             index = cls(path, conn, empty, rebuilt=True)
             if info is not None and fd is not None:
-                index._ingest(fd, info, campaign)
+                index._ingest(fd, info, campaign, check)
         except BaseException:
             conn.close()
             if not in_memory:
@@ -263,12 +274,12 @@ class LedgerIndex:
 
     # -- catching up ---------------------------------------------------------
 
-    def _ingest(self, fd: int, info: os.stat_result, campaign: Campaign) -> None:
+    def _ingest(self, fd: int, info: os.stat_result, campaign: Campaign, check: ReceiptCheck) -> None:
         """Validate and record the complete lines in [covered, size); a torn remainder is left alone."""
         with gc_paused():
-            self._ingest_lines(fd, info, campaign)
+            self._ingest_lines(fd, info, campaign, check)
 
-    def _ingest_lines(self, fd: int, info: os.stat_result, campaign: Campaign) -> None:
+    def _ingest_lines(self, fd: int, info: os.stat_result, campaign: Campaign, check: ReceiptCheck) -> None:
         state = self.state
         data = _read_range(fd, state.covered, info.st_size)
         rows: list[tuple[int, int, int, str, str, str, str]] = []
@@ -291,7 +302,7 @@ class LedgerIndex:
             except ValueError:
                 raise LedgerDataError(f"benchmark ledger line {raw.number} is not JSON") from None
             try:
-                check_receipt(value, campaign)
+                check(value, campaign)
             except LedgerDataError as exc:
                 raise LedgerDataError(f"benchmark ledger line {raw.number}: {exc}") from None
             rid, arm, case, repeat = value["receiptId"], value["armId"], value["caseId"], str(value["repeat"])

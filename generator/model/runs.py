@@ -1,0 +1,215 @@
+"""What the Comet reader produces: runs, their manifests and quality, experiments, raw artifacts.
+
+These are the types that the reader (``generator.read.comet``) builds, the
+analysis (``generator.analyze.comparison``) pairs and measures, and the renderers
+(``generator.render.comparison``) print.  Plain immutable data: reading,
+verifying and hashing stay in the reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from generator.model.common import Side
+
+__all__ = [
+    "CORE_PARTS",
+    "EFFICIENCY_FIELDS",
+    "EXTRA_FIELDS",
+    "FALLBACK_SOURCE",
+    "TELEMETRY_FIELDS",
+    "V2_PARTS",
+    "Artifact",
+    "CaseManifest",
+    "ExpectedMatrix",
+    "Experiment",
+    "Key",
+    "MatrixLoad",
+    "Quality",
+    "RunRecord",
+    "SkippedReport",
+    "Telemetry",
+]
+
+#: A run's identity within one side: (task, repetition).
+Key = tuple[str, int]
+
+# --------------------------------------------------------------------------- case manifests
+
+# The six task-core components (every manifest), then what v2 adds.
+CORE_PARTS: Final = tuple(
+    f"{name}_hash" for name in ("task", "instruction", "validator", "environment", "data", "prompt")
+)
+V2_PARTS: Final = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
+FALLBACK_SOURCE: Final = "current-task-tree-fallback"
+
+
+@dataclass(frozen=True)
+class CaseManifest:
+    """A verified (or rebuilt) manifest.  ``source`` says which."""
+
+    task: str
+    source: str  # report-bound-v1 | report-bound-v2 | current-task-tree-fallback
+    schema: str
+    components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
+    case_hash: str  # as verified (embedded) or computed (fallback)
+    core_hash: str  # derived; compares a v1 record with a v2 one
+
+    @property
+    def run_bound(self) -> bool:
+        return self.source != FALLBACK_SOURCE
+
+    @property
+    def execution_bound(self) -> bool:
+        return self.source == "report-bound-v2"
+
+    def get(self, part: str) -> str | None:
+        return self.components.get(part)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "source": self.source,
+            "schema": self.schema,
+            "case_hash": self.case_hash,
+            "core_hash": self.core_hash,
+        }
+        for part in V2_PARTS:
+            out[part] = self.components.get(part)
+        return out
+
+
+# --------------------------------------------------------------------------- sample quality
+
+
+@dataclass(frozen=True)
+class Quality:
+    status: str
+    reason_code: str
+    reason: str
+    include_in_analysis: bool
+    confidence: str
+    evidence: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "reason_code": self.reason_code,
+            "include_in_analysis": self.include_in_analysis,
+            "confidence": self.confidence,
+        }
+
+
+# --------------------------------------------------------------------------- expected case matrix
+
+
+@dataclass(frozen=True)
+class ExpectedMatrix:
+    matrix_hash: str
+    cases: tuple[tuple[str, str, int], ...]  # (task, treatment, rep), canonical order
+
+    def keys_for(self, treatment: str) -> frozenset[Key]:
+        return frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
+
+
+@dataclass(frozen=True)
+class MatrixLoad:
+    """Outcome of looking for a matrix: absent, valid, or invalid with a reason."""
+
+    matrix: ExpectedMatrix | None = None
+    error: str | None = None
+
+    @property
+    def status(self) -> str:
+        if self.matrix is not None:
+            return "report-bound"
+        return "invalid" if self.error else "historical-fallback"
+
+
+# --------------------------------------------------------------------------- telemetry
+
+#: One run's telemetry re-derived from raw stdout (numbers or None), or None when unavailable.
+Telemetry = Mapping[str, Any] | None
+
+# Telemetry fields a comparison can use, in the order reports list them.
+EFFICIENCY_FIELDS: Final = (
+    "subject_invocations",
+    "num_turns",
+    "tool_calls",
+    "duration_seconds",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "total_tokens",
+    "total_cost_usd",
+    "peak_context_input_tokens",
+    "p95_context_input_tokens",
+    "peak_context_occupancy_pct",
+)
+EXTRA_FIELDS: Final = (
+    "cache_creation_input_tokens",
+    "average_context_input_tokens",
+    "peak_context_window_tokens",
+)
+TELEMETRY_FIELDS: Final = (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)
+
+
+# --------------------------------------------------------------------------- runs and experiments
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One report of the compared treatment, with everything derived from it."""
+
+    side: Side
+    task: str
+    rep: int
+    file: str  # report file name inside reports/
+    report: Mapping[str, Any]
+    manifest: CaseManifest
+    manifest_valid: bool
+    quality: Quality
+
+    @property
+    def key(self) -> Key:
+        return (self.task, self.rep)
+
+    @property
+    def passed(self) -> bool:
+        """Passed only when ``passed`` is true and ``checks_failed`` is an empty list."""
+        failed = self.report.get("checks_failed")
+        return self.report.get("passed") is True and isinstance(failed, list) and not failed
+
+    @property
+    def checks_failed(self) -> tuple[str, ...]:
+        failed = self.report.get("checks_failed")
+        return tuple(str(item) for item in failed) if isinstance(failed, list) else ()
+
+
+@dataclass(frozen=True)
+class SkippedReport:
+    side: Side
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    side: Side
+    treatment: str
+    root: Path  # resolved folder; never printed
+    label: str  # folder name, safe to print
+    records: tuple[RunRecord, ...]
+    skipped: tuple[SkippedReport, ...]
+    matrix: MatrixLoad
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """Outcome of reading one run's raw stdout for telemetry."""
+
+    status: str  # verified | rebased | no-result-event | absent | rejected
+    reason: str | None
+    telemetry: Mapping[str, Any] | None

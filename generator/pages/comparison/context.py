@@ -1,0 +1,198 @@
+"""What every comparison and task page is built from: the source, its indexes, shared helpers.
+
+A comparison's pages come from one ``evalsite.comparison.v1`` document (plus
+the typed statistics section and the Markdown report); nothing here re-reads
+evidence files.  :class:`ComparisonContext` indexes the document once; the
+comparison page's sections (:mod:`.sections`) and the task pages (:mod:`.task`)
+are built on it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from generator.model.common import SIDES
+from generator.model.comparison import COMPARISON_SCHEMA, METRICS
+from generator.pages import format as fmt
+from generator.pages.models import (
+    Cell,
+    Column,
+    InputDigest,
+    Link,
+    Notice,
+    PageMeta,
+    Row,
+    SiteInfo,
+    StatisticsSection,
+    Table,
+)
+from generator.pages.urls import comparison_url, rel, task_url
+
+__all__ = [
+    "AUDIT_COLUMNS",
+    "COMPARISON_SCHEMA",
+    "MANIFEST_FIELDS",
+    "MATRIX_STATUS",
+    "TELEMETRY_FIELDS",
+    "V1_UNBOUND",
+    "ComparisonContext",
+    "ComparisonSource",
+    "rep_label",
+    "side_label",
+    "task_label",
+]
+
+
+MANIFEST_FIELDS = (
+    ("source", "Source"),
+    ("schema", "Schema"),
+    ("case_hash", "Case hash"),
+    ("core_hash", "Core hash"),
+    ("task_hash", "Task"),
+    ("instruction_hash", "Instruction"),
+    ("validator_hash", "Validator"),
+    ("environment_hash", "Environment"),
+    ("data_hash", "Data"),
+    ("prompt_hash", "Prompt"),
+    ("runner_hash", "Runner"),
+    ("controller_hash", "Controller"),
+    ("execution_hash", "Execution"),
+)
+# The Markdown report's manifest-audit columns after the two case hashes.
+AUDIT_COLUMNS = (
+    ("instruction_hash", "Instruction"),
+    ("validator_hash", "Validator"),
+    ("environment_hash", "Environment"),
+    ("prompt_hash", "Prompt"),
+    ("runner_hash", "Runner"),
+    ("controller_hash", "Controller"),
+    ("execution_hash", "Execution"),
+)
+V1_UNBOUND = ("runner_hash", "controller_hash", "execution_hash")
+
+# The twelve efficiency metrics, each followed by the telemetry that explains it.
+_EXPLAINED_BY = {
+    "cache_read_input_tokens": (("cache_creation_input_tokens", "Cache-creation input tokens", "tokens"),),
+    "p95_context_input_tokens": (
+        ("average_context_input_tokens", "Average context input", "tokens"),
+        ("peak_context_window_tokens", "Context window", "tokens"),
+    ),
+}
+TELEMETRY_FIELDS = tuple(
+    field
+    for metric in METRICS
+    for field in ((metric.key, metric.label, metric.kind), *_EXPLAINED_BY.get(metric.key, ()))
+)
+
+MATRIX_STATUS = {
+    "report-bound": "report-bound",
+    "historical-fallback": "historical fallback",
+    "invalid": "invalid (fail closed)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonSource:
+    """Everything the comparison pages are built from (no paths)."""
+
+    id: str
+    title: str
+    document: Mapping[str, Any]
+    markdown: str
+    instructions: Mapping[str, str | None]
+    inputs: tuple[InputDigest, ...]
+    tasks_configured: bool
+    statistics: StatisticsSection = StatisticsSection()
+
+
+def side_label(side: str) -> str:
+    return "Candidate" if side == "candidate" else "Baseline"
+
+
+def task_label(task: str) -> str:
+    return "(experiment)" if task == "*" else task
+
+
+def rep_label(rep: Any) -> str:
+    return "—" if rep in (0, None) else str(rep)
+
+
+class ComparisonContext:
+    """The indexes of one document and the helpers every comparison and task page uses."""
+
+    def __init__(self, source: ComparisonSource, site: SiteInfo) -> None:
+        doc = source.document
+        if not isinstance(doc, Mapping) or doc.get("schema") != COMPARISON_SCHEMA:
+            raise ValueError(f"comparison document is not {COMPARISON_SCHEMA}")
+        self.source = source
+        self.doc = doc
+        self.site = site
+        self.id = source.id
+        self.url = comparison_url(source.id)
+        self.tasks: list[str] = list(doc["tasks"])
+        self.task_set = set(self.tasks)
+        self.treatment = {side: str(doc[side]["treatment"]) for side in SIDES}
+        self.runs_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for run in doc["runs"]:
+            self.runs_by_task[run["task"]].append(run)
+        self.pairs_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for pair in doc["pairs"]:
+            self.pairs_by_task[pair["task"]].append(pair)
+        self.issues_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        for issue in doc["issues"]:
+            self.issues_by_task[issue["task"]].append(issue)
+        self.audit_by_task = {row["task"]: row for row in doc["manifest_audit"]}
+        self.outcome_by_task = {row["task"]: row for row in doc["task_outcomes"]}
+
+    # ------------------------------------------------------------------ helpers
+
+    def task_link(self, task: str, from_url: str) -> str | None:
+        return rel(from_url, task_url(self.id, task)) if task in self.task_set else None
+
+    def task_cell(self, task: str, from_url: str) -> Cell:
+        return Cell(task_label(task), None, self.task_link(task, from_url))
+
+    def meta(
+        self,
+        url: str,
+        title: str,
+        crumbs: Sequence[tuple[str, str]],
+        inputs: Iterable[InputDigest],
+        downloads: Iterable[Link],
+        notices: Iterable[Notice] = (),
+    ) -> PageMeta:
+        return PageMeta(
+            url=url,
+            title=title,
+            site=self.site,
+            crumbs=tuple(Link(text, rel(url, target)) for text, target in crumbs),
+            inputs=tuple(inputs),
+            downloads=tuple(downloads),
+            notices=tuple(notices),
+        )
+
+    def issues_table(
+        self, issues: Sequence[Mapping[str, Any]], from_url: str, *, with_task: bool, anchor: str
+    ) -> Table:
+        rows = []
+        for issue in issues:
+            cells = []
+            if with_task:
+                cells.append(self.task_cell(issue["task"], from_url))
+            cells += [
+                Cell(rep_label(issue["rep"]), fmt.sort_key(issue["rep"]), None, "num"),
+                Cell(str(issue["reason"]), None, None, "fail"),
+                Cell(str(issue["detail"]).replace("|", "/")),
+            ]
+            rows.append(Row(tuple(cells)))
+        columns = ((Column("Task"),) if with_task else ()) + (Column("Rep", True), Column("Reason"), Column("Detail"))
+        return Table(
+            id=anchor,
+            caption="Alignment issues",
+            columns=columns,
+            rows=tuple(rows),
+            filterable=with_task,
+        )

@@ -1,0 +1,381 @@
+"""The sections of a comparison page, in the Markdown report's order.
+
+Alignment summary, expected-matrix audit, pass@k / pass^k, duration and
+efficiency from raw stdout, the case-manifest audit, task outcomes, alignment
+issues and skipped report files: each one table (or notice) built from the
+document.  Hashes are shown by their first 12 hex digits.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.model.common import SIDES, short_hash
+from generator.pages import format as fmt
+from generator.pages.comparison.context import (
+    AUDIT_COLUMNS,
+    MATRIX_STATUS,
+    V1_UNBOUND,
+    ComparisonContext,
+    side_label,
+)
+from generator.pages.models import Cell, Column, LineChart, Link, Notice, Row, Series, Table
+
+__all__ = ["ComparisonSections"]
+
+
+class ComparisonSections(ComparisonContext):
+    """The comparison page's tables, charts and notices."""
+
+    def side_facts(self, side: str) -> tuple[tuple[str, str], ...]:
+        info = self.doc[side]
+        matrix = info["matrix"]
+        return (
+            ("Treatment", str(info["treatment"])),
+            ("Experiment", str(info["experiment"])),
+            ("Runs", fmt.count(info["runs"])),
+            ("Expected case matrix", MATRIX_STATUS.get(matrix["status"], str(matrix["status"]))),
+        )
+
+    def summary_table(self) -> Table:
+        doc = self.doc
+        values = (
+            doc["candidate"]["runs"],
+            doc["baseline"]["runs"],
+            doc["expected_keys"],
+            len(doc["pairs"]),
+            len(doc["tasks"]),
+            len(doc["issues"]),
+        )
+        columns = (
+            "Candidate runs",
+            "Baseline runs",
+            "Expected task/rep keys",
+            "Strictly matched pairs",
+            "Tasks",
+            "Issues",
+        )
+        return Table(
+            id="alignment-summary-table",
+            caption="Alignment summary",
+            columns=tuple(Column(label, numeric=True) for label in columns),
+            rows=(Row(tuple(fmt.num_cell(v) for v in values)),),
+            sortable=False,
+        )
+
+    def matrix_table(self) -> Table:
+        rows = []
+        for side in SIDES:
+            matrix = self.doc[side]["matrix"]
+            status = matrix["status"]
+            cls = {"report-bound": "pass", "invalid": "fail"}.get(status, "warn")
+            rows.append(
+                Row(
+                    (
+                        Cell(side_label(side)),
+                        Cell(MATRIX_STATUS.get(status, str(status)), None, None, cls),
+                        Cell(fmt.hash12(matrix["matrix_hash"]), None, None, "mono", matrix["matrix_hash"]),
+                        fmt.num_cell(matrix["target_cases"]),
+                        fmt.text_cell(matrix["error"]),
+                    ),
+                    "mismatch" if status == "invalid" else "",
+                )
+            )
+        return Table(
+            id="matrix-table",
+            caption="Expected case matrix audit",
+            columns=(
+                Column("Side"),
+                Column("Status"),
+                Column("Matrix hash"),
+                Column("Target cases", True),
+                Column("Error"),
+            ),
+            rows=tuple(rows),
+            sortable=False,
+        )
+
+    def matrix_notices(self) -> tuple[Notice, ...]:
+        lim = self.doc["limitations"]
+        notices = []
+        missing = [s for s in SIDES if s in lim["missing_matrix"]]
+        if missing:
+            who = " and ".join(missing)
+            notices.append(
+                Notice(
+                    "warning",
+                    f"Expected-matrix limitation: the {who} experiment{'s' if len(missing) > 1 else ''} "
+                    "predate a valid controller-written expected case matrix. Their expected cases are "
+                    "the reports that exist, so a repetition that never produced a report cannot be "
+                    "detected as missing.",
+                )
+            )
+        invalid = [s for s in SIDES if s in lim["invalid_matrix"]]
+        if invalid:
+            notices.append(
+                Notice(
+                    "error",
+                    f"Invalid-matrix handling: the {' and '.join(invalid)} expected case matrix failed "
+                    "validation. Its reports are excluded (fail closed) instead of being treated as a "
+                    "historical fallback.",
+                )
+            )
+        if lim["fallback_records"]:
+            notices.append(
+                Notice(
+                    "warning",
+                    f"Audit limitation: {lim['fallback_records']:,} run record(s) predate report-bound case "
+                    "manifests; their hashes were rebuilt from the tasks folder.",
+                )
+            )
+        if lim["execution_unbound_records"]:
+            notices.append(
+                Notice(
+                    "warning",
+                    f"Execution-identity limitation: {lim['execution_unbound_records']:,} run record(s) use "
+                    "v1 or reconstructed manifests, which do not prove the exact execution identity.",
+                )
+            )
+        return tuple(notices)
+
+    def metrics_table(self) -> Table:
+        ks = list(self.doc["ks"])
+        rows = []
+        metric_names = (
+            ("pass_at_k", "pass@k"),
+            ("pass_pow_k", "pass^k"),
+            ("pass_pow_k_unbiased", "pass^k (unbiased)"),
+        )
+        for side in SIDES:
+            metrics = self.doc["metrics"][side]
+            matched = self.doc["matched"][side]
+            for key, label in metric_names:
+                cells = [Cell(self.treatment[side]), Cell(label)]
+                for k in ks:
+                    m = metrics.get(str(k)) or {}
+                    value = m.get(key)
+                    tasks_text = f" ({m.get('eligible_tasks', 0)}/{m.get('total_tasks', 0)} tasks)"
+                    shown = (fmt.fixed(value) if value is not None else "N/A (undefined)") + tasks_text
+                    cells.append(fmt.num_cell(value, shown))
+                cells.append(
+                    Cell(f"{matched['passes']}/{matched['runs']}", fmt.sort_key(matched["passes"]), None, "num")
+                )
+                rows.append(Row(tuple(cells)))
+        return Table(
+            id="pass-at-k-table",
+            caption="pass@k / pass^k — task macro average",
+            columns=(Column("Treatment"), Column("Metric"))
+            + tuple(Column(f"k={k}", True) for k in ks)
+            + (Column("Matched pass/fail", True, "passes / runs over strictly matched pairs"),),
+            rows=tuple(rows),
+        )
+
+    def metrics_chart(self) -> LineChart | None:
+        """The per-k chart, or None when no value is defined (an empty plot would only mislead)."""
+        ks = tuple(self.doc["ks"])
+        series = []
+        for side in SIDES:
+            metrics = self.doc["metrics"][side]
+            for key, label, dash in (("pass_at_k", "pass@k", "solid"), ("pass_pow_k", "pass^k", "dash")):
+                ys = tuple((metrics.get(str(k)) or {}).get(key) for k in ks)
+                series.append(Series(f"{side_label(side)} {label} ({self.treatment[side]})", ks, ys, dash))
+        if all(y is None for s in series for y in s.y):
+            return None
+        return LineChart(
+            id="chart-metrics-by-k",
+            title="pass@k and pass^k per k",
+            caption=(
+                "Task-macro pass@k (solid) and pass^k (dashed) for both sides at each requested k. "
+                "Undefined values (k larger than a task's repetitions) are gaps, never zero."
+            ),
+            x_title="k",
+            y_title="task-macro rate",
+            series=tuple(series),
+            y_range=(0.0, 1.05),
+        )
+
+    def duration_table(self) -> tuple[Table, tuple[tuple[str, tuple[Link, ...]], ...]]:
+        rows = []
+        missing = []
+        for side in SIDES:
+            d = self.doc["duration"][side]
+            rows.append(
+                Row(
+                    (
+                        Cell(self.treatment[side]),
+                        fmt.num_cell(d["matched"]),
+                        Cell(f"{d['covered']}/{d['matched']}", fmt.sort_key(d["covered"]), None, "num"),
+                        fmt.num_cell(d["total_seconds"], fmt.seconds(d["total_seconds"])),
+                        fmt.num_cell(d["average_seconds"], fmt.seconds(d["average_seconds"])),
+                        Cell("raw stdout (extract_events)"),
+                    )
+                )
+            )
+            if d["missing"]:
+                links = tuple(
+                    Link(f"{item['task']}#r{item['rep']}", self.task_link(item["task"], self.url) or "")
+                    for item in d["missing"]
+                )
+                missing.append((self.treatment[side], links))
+        table = Table(
+            id="duration-table",
+            caption="Duration from raw stdout",
+            columns=(
+                Column("Treatment"),
+                Column("Matched pairs", True),
+                Column("Covered", True),
+                Column("Total", True),
+                Column("Average", True),
+                Column("Source"),
+            ),
+            rows=tuple(rows),
+            sortable=False,
+        )
+        return table, tuple(missing)
+
+    def efficiency_tables(self) -> tuple[Table, ...]:
+        tables = []
+        for key, caption, anchor in (
+            ("strict_success", "Strict-success intersection", "efficiency-strict-success"),
+            ("all_aligned", "All aligned runs", "efficiency-all-aligned"),
+        ):
+            block = self.doc["efficiency"][key]
+            pairs = block["pairs"]
+            rows = []
+            for row in block["rows"]:
+                complete = row["complete"]
+                complete_text = (
+                    f"{complete}/{pairs}"
+                    if isinstance(complete, int) and not isinstance(complete, bool)
+                    else str(complete)
+                )
+                rows.append(
+                    Row(
+                        (
+                            Cell(str(row["label"]), None, None, "", str(row["key"])),
+                            Cell(
+                                complete_text, fmt.sort_key(complete) if fmt.is_number(complete) else None, None, "num"
+                            ),
+                            fmt.num_cell(row["candidate_average"], fmt.by_kind(row["candidate_average"], row["kind"])),
+                            fmt.num_cell(row["baseline_average"], fmt.by_kind(row["baseline_average"], row["kind"])),
+                            fmt.num_cell(row["delta_pct"], fmt.change(row["delta_pct"])),
+                        )
+                    )
+                )
+            tables.append(
+                Table(
+                    id=anchor,
+                    caption=f"{caption} ({pairs:,} paired runs)",
+                    columns=(
+                        Column("Metric"),
+                        Column("Complete pairs", True),
+                        Column("Candidate average", True),
+                        Column("Baseline average", True),
+                        Column(
+                            "Candidate delta",
+                            True,
+                            "(baseline − candidate) / baseline; 'less' means the candidate uses less",
+                        ),
+                    ),
+                    rows=tuple(rows),
+                )
+            )
+        return tuple(tables)
+
+    def manifest_table(self) -> Table:
+        rows = []
+        for entry in self.doc["manifest_audit"]:
+            cand, base = entry["candidate"], entry["baseline"]
+            if cand is None and base is None:
+                continue
+            source = "/".join(
+                (
+                    str(cand["source"]) if cand else "candidate-missing",
+                    str(base["source"]) if base else "baseline-missing",
+                )
+            )
+            differs = False
+            cells = [self.task_cell(entry["task"], self.url)]
+            case_differs = bool(cand and base and cand["case_hash"] != base["case_hash"])
+            differs |= case_differs
+            for manifest in (cand, base):
+                value = manifest["case_hash"] if manifest else None
+                cells.append(
+                    Cell(
+                        fmt.hash12(value) if manifest else "—",
+                        None,
+                        None,
+                        "mono diff" if case_differs else "mono",
+                        value if case_differs else None,
+                    )
+                )
+            cells.append(Cell(source, None, None, "warn" if not (cand and base) else ""))
+            for key, _label in AUDIT_COLUMNS:
+                c_val = cand.get(key) if cand else None
+                b_val = base.get(key) if base else None
+                if cand and base and c_val != b_val:
+                    differs = True
+                    shown = f"{self._short(key, c_val)} ≠ {self._short(key, b_val)}"
+                    cells.append(Cell(shown, None, None, "mono diff", f"candidate {c_val}, baseline {b_val}"))
+                else:
+                    value = c_val if cand else b_val
+                    cells.append(Cell(self._short(key, value), None, None, "mono"))
+            rows.append(Row(tuple(cells), "mismatch" if differs else ""))
+        return Table(
+            id="manifest-audit-table",
+            caption="Case manifest audit (first record of each task per side; differences marked ≠)",
+            columns=(Column("Task"), Column("Candidate case"), Column("Baseline case"), Column("Source"))
+            + tuple(Column(label) for _key, label in AUDIT_COLUMNS),
+            rows=tuple(rows),
+            filterable=True,
+        )
+
+    @staticmethod
+    def _short(key: str, value: Any) -> str:
+        if not value:
+            return "v1-unbound" if key in V1_UNBOUND else fmt.NA
+        return short_hash(value, empty=fmt.NA)
+
+    def outcomes_table(self) -> Table:
+        rows = []
+        for row in self.doc["task_outcomes"]:
+            reps = row["reps"]
+            pairs = row["pairs"]
+            rows.append(
+                Row(
+                    (
+                        self.task_cell(row["task"], self.url),
+                        Cell(",".join(str(r) for r in reps) if reps else "—", str(len(reps))),
+                        Cell(f"{row['candidate_passes']}/{pairs}", fmt.sort_key(row["candidate_passes"]), None, "num"),
+                        Cell(f"{row['baseline_passes']}/{pairs}", fmt.sort_key(row["baseline_passes"]), None, "num"),
+                    ),
+                    "mismatch" if row["candidate_passes"] != row["baseline_passes"] else "",
+                )
+            )
+        return Table(
+            id="task-outcomes-table",
+            caption="Task outcomes on strictly matched repetitions",
+            columns=(
+                Column("Task"),
+                Column("Matched reps"),
+                Column(f"{self.treatment['candidate']} passes", True),
+                Column(f"{self.treatment['baseline']} passes", True),
+            ),
+            rows=tuple(rows),
+            filterable=True,
+        )
+
+    def skipped_table(self) -> Table:
+        rows = tuple(
+            Row(
+                (Cell(side_label(item["side"])), Cell(str(item["file"]), None, None, "mono"), Cell(str(item["reason"])))
+            )
+            for item in self.doc["skipped_reports"]
+        )
+        return Table(
+            id="skipped-reports-table",
+            caption="Report files that could not be read or parsed",
+            columns=(Column("Side"), Column("File"), Column("Reason")),
+            rows=rows,
+            filterable=len(rows) > 10,
+        )

@@ -1,0 +1,234 @@
+"""One page per task of a comparison.
+
+Its instruction, its case-manifest hash components side by side, its strictly
+matched pairs, every repetition of both sides with its telemetry, and its
+alignment issues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from generator.model.common import SIDES, sha256_text
+from generator.pages import format as fmt
+from generator.pages.comparison.context import MANIFEST_FIELDS, TELEMETRY_FIELDS, ComparisonContext, side_label
+from generator.pages.models import Cell, Column, InputDigest, Link, PageBundle, Row, Table, TaskPage
+from generator.pages.urls import index_url, rel, task_url
+
+__all__ = ["TaskPages"]
+
+
+class TaskPages(ComparisonContext):
+    """The task pages of one comparison."""
+
+    def hashes_table(self, task: str) -> tuple[Table, tuple[str, ...]]:
+        entry = self.audit_by_task.get(task) or {"candidate": None, "baseline": None}
+        cand, base = entry["candidate"], entry["baseline"]
+        rows = []
+        differ = []
+        for key, label in MANIFEST_FIELDS:
+            c_val = cand.get(key) if cand else None
+            b_val = base.get(key) if base else None
+            if cand and base:
+                same = c_val == b_val
+                verdict = Cell("same", "1", None, "same") if same else Cell("differs", "0", None, "diff")
+                if not same:
+                    differ.append(label)
+            else:
+                verdict = Cell("N/A (one side has no record)", "", None, "na")
+            rows.append(
+                Row(
+                    (
+                        Cell(label, None, None, "", key),
+                        Cell(fmt.text(c_val) if cand else "no record", None, None, "mono hash"),
+                        Cell(fmt.text(b_val) if base else "no record", None, None, "mono hash"),
+                        verdict,
+                    ),
+                    "mismatch" if verdict.cls == "diff" else "",
+                )
+            )
+        table = Table(
+            id="hashes-table",
+            caption="Case manifest hash components (first record of the task on each side)",
+            columns=(Column("Component"), Column("Candidate"), Column("Baseline"), Column("Same?")),
+            rows=tuple(rows),
+            sortable=False,
+        )
+        return table, tuple(differ)
+
+    def pairs_table(self, task: str) -> Table:
+        rows = tuple(
+            Row(
+                (
+                    fmt.num_cell(pair["rep"]),
+                    Cell(fmt.hash12(pair["case_hash"]), None, None, "mono", pair["case_hash"]),
+                    fmt.bool_cell(pair["candidate_passed"]),
+                    fmt.bool_cell(pair["baseline_passed"]),
+                ),
+                "mismatch" if pair["candidate_passed"] != pair["baseline_passed"] else "",
+            )
+            for pair in self.pairs_by_task.get(task, ())
+        )
+        return Table(
+            id="pairs-table",
+            caption="Strictly matched pairs",
+            columns=(Column("Rep", True), Column("Case hash"), Column("Candidate"), Column("Baseline")),
+            rows=rows,
+            empty="No strictly matched pairs for this task.",
+        )
+
+    def _runs(self, task: str) -> list[Mapping[str, Any]]:
+        order = {side: index for index, side in enumerate(SIDES)}
+        return sorted(
+            self.runs_by_task.get(task, ()),
+            key=lambda run: (run["rep"], order.get(run["side"], 9), str(run["file"])),
+        )
+
+    def runs_table(self, task: str) -> Table:
+        rows = []
+        for run in self._runs(task):
+            quality = run["quality"] or {}
+            manifest = run["manifest"] or {}
+            checks = run["checks_failed"] or []
+            quality_text = str(quality.get("status", fmt.NA))
+            if quality.get("reason_code"):
+                quality_text += f" ({quality['reason_code']})"
+            rows.append(
+                Row(
+                    (
+                        fmt.num_cell(run["rep"]),
+                        Cell(side_label(run["side"])),
+                        fmt.bool_cell(run["passed"]),
+                        Cell(
+                            "; ".join(str(c) for c in checks) if checks else "—",
+                            str(len(checks)),
+                            None,
+                            "fail" if checks else "",
+                        ),
+                        Cell(quality_text),
+                        fmt.bool_cell(quality.get("include_in_analysis"), "included", "excluded"),
+                        Cell(
+                            f"{'valid' if manifest.get('valid') else 'invalid'} · {manifest.get('source', fmt.NA)}",
+                            None,
+                            None,
+                            "" if manifest.get("valid") else "fail",
+                            manifest.get("case_hash"),
+                        ),
+                        fmt.bool_cell(run["paired"], "paired", "unpaired"),
+                        Cell(
+                            str(run["artifact"]),
+                            None,
+                            None,
+                            "warn" if run["artifact"] in ("rejected", "absent") else "",
+                        ),
+                        Cell(str(run["file"]), None, None, "mono"),
+                    )
+                )
+            )
+        return Table(
+            id="runs-table",
+            caption="Every repetition, both sides",
+            columns=(
+                Column("Rep", True),
+                Column("Side"),
+                Column("Result"),
+                Column("Failed checks"),
+                Column("Quality"),
+                Column("Analysis"),
+                Column("Manifest"),
+                Column("Paired"),
+                Column("Raw stdout", help="verified, rebased, absent or rejected"),
+                Column("Report file"),
+            ),
+            rows=tuple(rows),
+            empty="No reports of either treatment for this task.",
+        )
+
+    def telemetry_table(self, task: str) -> Table:
+        rows = []
+        for run in self._runs(task):
+            telemetry = run["telemetry"]
+            cells = [fmt.num_cell(run["rep"]), Cell(side_label(run["side"]))]
+            for key, _label, kind in TELEMETRY_FIELDS:
+                value = telemetry.get(key) if isinstance(telemetry, dict) else None
+                if isinstance(value, list):  # a list of tool calls counts as its length
+                    value = len(value)
+                cells.append(fmt.num_cell(value, fmt.by_kind(value, kind) if kind != "count" else fmt.count(value)))
+            rows.append(Row(tuple(cells), "" if telemetry else "muted"))
+        return Table(
+            id="telemetry-table",
+            caption="Telemetry from raw stdout (computed for paired runs only; N/A otherwise)",
+            columns=(Column("Rep", True), Column("Side"))
+            + tuple(Column(label, True, key) for key, label, _kind in TELEMETRY_FIELDS),
+            rows=tuple(rows),
+            empty="No runs.",
+        )
+
+    def task_page(self, index: int) -> PageBundle:
+        task = self.tasks[index]
+        url = task_url(self.id, task)
+        outcome = self.outcome_by_task.get(task)
+        hashes, differ = self.hashes_table(task)
+        instruction = self.source.instructions.get(task)
+        if instruction is not None:
+            note = None
+        elif self.source.tasks_configured:
+            note = "No readable instruction.md was found for this task in the tasks folder."
+        else:
+            note = "No tasks folder is configured for this comparison, so the instruction is not shown."
+        inputs = list(self.source.inputs)
+        if instruction is not None:
+            inputs.append(InputDigest("instruction", "instruction.md", sha256_text(instruction), "UTF-8 text as read"))
+        facts = [("Comparison", self.source.title)]
+        if outcome is not None:
+            facts += [
+                ("Matched reps", ",".join(str(r) for r in outcome["reps"]) or "—"),
+                (f"{self.treatment['candidate']} passes", f"{outcome['candidate_passes']}/{outcome['pairs']}"),
+                (f"{self.treatment['baseline']} passes", f"{outcome['baseline_passes']}/{outcome['pairs']}"),
+            ]
+        facts.append(("Issues for this task", str(len(self.issues_by_task.get(task, ())))))
+        previous = (
+            Link(self.tasks[index - 1], rel(url, task_url(self.id, self.tasks[index - 1]))) if index > 0 else None
+        )
+        following = (
+            Link(self.tasks[index + 1], rel(url, task_url(self.id, self.tasks[index + 1])))
+            if index + 1 < len(self.tasks)
+            else None
+        )
+        page = TaskPage(
+            meta=self.meta(
+                url,
+                f"Task {task}",
+                (("Home", index_url()), (self.source.title, self.url)),
+                inputs,
+                (Link("data.json", "data.json"),),
+            ),
+            comparison_id=self.id,
+            task=task,
+            instruction=instruction,
+            instruction_note=note,
+            facts=tuple(facts),
+            hashes_table=hashes,
+            hashes_differ=differ,
+            pairs_table=self.pairs_table(task),
+            runs_table=self.runs_table(task),
+            telemetry_table=self.telemetry_table(task),
+            issues_table=self.issues_table(
+                self.issues_by_task.get(task, ()), url, with_task=False, anchor="task-issues-table"
+            ),
+            previous=previous,
+            next=following,
+        )
+        data = {
+            "schema": "evalsite.site.task.v1",
+            "comparison": self.id,
+            "task": task,
+            "instruction_sha256": sha256_text(instruction) if instruction is not None else None,
+            "manifest_audit": self.audit_by_task.get(task),
+            "task_outcome": outcome,
+            "pairs": self.pairs_by_task.get(task, []),
+            "runs": self._runs(task),
+            "issues": self.issues_by_task.get(task, []),
+        }
+        return PageBundle(page, data)
