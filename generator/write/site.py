@@ -7,17 +7,28 @@
 - Only regular files are written (the Pages artifact forbids symlinks), with
   modes 0644/0755; a path may be written once (two pages claiming one file is
   a bug and fails the build); paths cannot leave the site folder.
-- An existing output folder is replaced only if an earlier evalsite build wrote
-  it (it holds the marker file), or if it is empty.
+- The marker file ``.evalsite-site`` is a manifest: the path, size and SHA-256 of
+  every file the build wrote.  An existing output folder is replaced only if it
+  is empty or if every file in it is listed in its manifest, unchanged; a copied
+  marker therefore proves nothing about files it does not list.
+- The previous site is deleted only after the swap, and only what its manifest
+  lists: a file that appeared during the build, a changed file, or anything on
+  another file system (a mount point) is kept aside in ``.<out>.kept-*`` and
+  reported, never deleted.
+- A build killed half-way leaves ``.<out>.building-*``; the next build removes
+  such folders when they are evalsite's own and no build holds their lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
+import fcntl
+import hashlib
 import json
 import os
-import shutil
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,18 +36,17 @@ from importlib import resources
 from pathlib import Path
 
 from generator.model.errors import EvalsiteError
+from generator.model.jsonfmt import json_text
 
-__all__ = ["MARKER", "SiteWriter", "json_text", "plotly_js", "staged_site"]
+__all__ = ["MARKER", "SiteWriter", "plotly_js", "staged_site"]
 
 MARKER = ".evalsite-site"
-_MARKER_TEXT = "Written by `evalsite build`. The whole folder is replaced on every build.\n"
+_MARKER_SCHEMA = "evalsite.site-manifest.v1"
+_MARKER_NOTE = "Written by `evalsite build`. Every file listed here is replaced on the next build; others are kept."
+_BUILD_LOCK = ".evalsite-building"
+_MAX_MARKER_BYTES = 64 * 1024 * 1024
 _FILE_MODE = 0o644
 _DIR_MODE = 0o755
-
-
-def json_text(value: object) -> str:
-    """The project's JSON file format: sorted keys, UTF-8, no NaN, trailing newline."""
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False) + "\n"
 
 
 def plotly_js() -> bytes:
@@ -50,6 +60,10 @@ class SiteWriter:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.written: dict[str, int] = {}
+        self.digests: dict[str, str] = {}
+        #: Paths of the previous site that were not deleted (not listed, changed, or on another device).
+        self.kept: list[str] = []
+        self.kept_in: str | None = None
 
     def _target(self, rel_path: str) -> Path:
         parts = rel_path.split("/")
@@ -68,6 +82,7 @@ class SiteWriter:
             handle.write(data)
         os.chmod(target, _FILE_MODE)
         self.written[rel_path] = len(data)
+        self.digests[rel_path] = hashlib.sha256(data).hexdigest()
 
     def write_text(self, rel_path: str, text: str) -> None:
         self.write_bytes(rel_path, text.encode("utf-8"))
@@ -76,8 +91,12 @@ class SiteWriter:
         self.write_text(rel_path, json_text(value))
 
     def finish(self, epoch: int | None = None) -> None:
-        """Write the marker, fix folder modes, set mtimes to *epoch* when given."""
-        (self.root / MARKER).write_text(_MARKER_TEXT, encoding="utf-8")
+        """Write the manifest marker, fix folder modes, set mtimes to *epoch* when given."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.root / _BUILD_LOCK)
+        files = {path: {"bytes": self.written[path], "sha256": self.digests[path]} for path in sorted(self.written)}
+        manifest = {"schema": _MARKER_SCHEMA, "note": _MARKER_NOTE, "files": files}
+        (self.root / MARKER).write_text(json_text(manifest), encoding="utf-8")
         os.chmod(self.root / MARKER, _FILE_MODE)
         for dirpath, dirnames, filenames in os.walk(self.root):
             os.chmod(dirpath, _DIR_MODE)
@@ -95,6 +114,65 @@ class SiteWriter:
         return sum(self.written.values())
 
 
+def _file_sha256(path: str) -> str:
+    with open(path, "rb", opener=lambda p, f: os.open(p, f | os.O_NOFOLLOW | os.O_NONBLOCK)) as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+def _read_manifest(folder: Path) -> dict[str, dict[str, object]] | None:
+    """The files the marker in *folder* lists, or None when there is no usable manifest."""
+    marker = folder / MARKER
+    try:
+        info = marker.lstat()
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_MARKER_BYTES:
+        return None
+    try:
+        value = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(value, dict) or value.get("schema") != _MARKER_SCHEMA or not isinstance(value.get("files"), dict):
+        return None
+    files = value["files"]
+    return {str(k): v for k, v in files.items() if isinstance(v, dict)}
+
+
+def _foreign_files(folder: Path, manifest: dict[str, dict[str, object]] | None) -> list[str]:
+    """Paths below *folder* that its manifest does not vouch for (sorted); never follows links or mounts."""
+    listed = manifest or {}
+    device = folder.lstat().st_dev
+    foreign: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        rel_dir = os.path.relpath(dirpath, folder)
+        keep_dirs = []
+        for name in sorted(dirnames):
+            full = os.path.join(dirpath, name)
+            info = os.lstat(full)
+            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+            if stat.S_ISLNK(info.st_mode) or info.st_dev != device:
+                foreign.append(rel)
+            else:
+                keep_dirs.append(name)
+        dirnames[:] = keep_dirs
+        for name in sorted(filenames):
+            full = os.path.join(dirpath, name)
+            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+            if rel in (MARKER, _BUILD_LOCK) and rel_dir == ".":
+                continue
+            info = os.lstat(full)
+            entry = listed.get(rel)
+            if (
+                entry is None
+                or not stat.S_ISREG(info.st_mode)
+                or info.st_dev != device
+                or entry.get("bytes") != info.st_size
+                or entry.get("sha256") != _file_sha256(full)
+            ):
+                foreign.append(rel)
+    return sorted(foreign)
+
+
 def _check_replaceable(out_dir: Path) -> None:
     if out_dir.is_symlink():
         raise EvalsiteError(f"output folder {out_dir.name!r} is a symlink; refusing to replace it")
@@ -102,13 +180,54 @@ def _check_replaceable(out_dir: Path) -> None:
         return
     if not out_dir.is_dir():
         raise EvalsiteError(f"output {out_dir.name!r} exists and is not a folder")
-    if (out_dir / MARKER).is_file():
-        return
-    if any(out_dir.iterdir()):
+    if os.path.ismount(out_dir):
+        raise EvalsiteError(f"output folder {out_dir.name!r} is a mount point; choose a folder inside it")
+    manifest = _read_manifest(out_dir)
+    foreign = _foreign_files(out_dir, manifest)
+    if foreign:
+        shown = ", ".join(repr(f) for f in foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+        if manifest is None and (out_dir / MARKER).exists():
+            why = f"its {MARKER} marker is not a manifest evalsite can verify"
+        elif manifest is None:
+            why = f"no {MARKER} manifest lists them"
+        else:
+            why = f"its {MARKER} manifest does not list them as written by evalsite"
         raise EvalsiteError(
-            f"output folder {out_dir.name!r} is not empty and was not written by evalsite "
-            f"(no {MARKER} marker); remove it or choose another --out"
+            f"output folder {out_dir.name!r} holds files not written by evalsite ({shown}): {why}; "
+            "move them or choose another --out"
         )
+
+
+def _remove_listed(old: Path, manifest: dict[str, dict[str, object]] | None) -> list[str]:
+    """Delete the files of a previous site that its manifest vouches for; return what was kept."""
+    kept = _foreign_files(old, manifest)
+    keep = set(kept)
+    device = old.lstat().st_dev
+    for dirpath, dirnames, filenames in os.walk(old, topdown=False):
+        rel_dir = os.path.relpath(dirpath, old)
+        for name in filenames:
+            rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+            if rel not in keep:
+                os.unlink(os.path.join(dirpath, name))
+        for name in dirnames:
+            full = os.path.join(dirpath, name)
+            info = os.lstat(full)
+            if stat.S_ISDIR(info.st_mode) and info.st_dev == device:
+                with contextlib.suppress(OSError):  # not empty: it holds something kept
+                    os.rmdir(full)
+    with contextlib.suppress(OSError):
+        os.rmdir(old)
+    return kept
+
+
+def _retire(old: Path, out_dir: Path, manifest: dict[str, dict[str, object]] | None, writer: SiteWriter) -> None:
+    """After the swap: delete the previous site's own files; move anything else aside and report it."""
+    writer.kept = _remove_listed(old, manifest)
+    if writer.kept and old.exists():
+        aside = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.kept-"))
+        os.rmdir(aside)
+        os.rename(old, aside)
+        writer.kept_in = aside.name
 
 
 _RENAME_EXCHANGE = 2
@@ -124,16 +243,16 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     result = renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE)
-    return result == 0
+    return bool(result == 0)
 
 
-def _swap_into_place(new: Path, out_dir: Path) -> None:
+def _swap_into_place(new: Path, out_dir: Path) -> Path | None:
+    """Put *new* at *out_dir*; return where the previous site now is (None if there was none)."""
     if not out_dir.exists():
         os.rename(new, out_dir)
-        return
+        return None
     if _exchange(new, out_dir):
-        shutil.rmtree(new)  # now holds the previous site
-        return
+        return new  # now holds the previous site
     aside = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.old-"))
     os.rmdir(aside)
     os.rename(out_dir, aside)
@@ -142,21 +261,91 @@ def _swap_into_place(new: Path, out_dir: Path) -> None:
     except OSError:
         os.rename(aside, out_dir)  # put the previous site back
         raise
-    shutil.rmtree(aside)
+    return aside
+
+
+def _clean_stale_builds(out_dir: Path) -> None:
+    """Remove ``.<out>.building-*`` folders left by killed builds (evalsite's own, unlocked)."""
+    prefix = f".{out_dir.name}.building-"
+    try:
+        siblings = sorted(os.listdir(out_dir.parent))
+    except OSError:
+        return
+    for name in siblings:
+        if not name.startswith(prefix):
+            continue
+        folder = out_dir.parent / name
+        lock = folder / _BUILD_LOCK
+        try:
+            if not stat.S_ISDIR(folder.lstat().st_mode) or not stat.S_ISREG(lock.lstat().st_mode):
+                continue
+            fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a build is running there
+        try:
+            _remove_tree_same_device(folder)
+        finally:
+            os.close(fd)
+
+
+def _remove_tree_same_device(folder: Path) -> None:
+    """``rm -r`` that never follows a link and never descends into another file system."""
+    device = folder.lstat().st_dev
+
+    def remove(path: str) -> None:
+        with os.scandir(path) as entries:
+            items = list(entries)
+        for entry in items:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                if info.st_dev == device:
+                    remove(entry.path)
+            else:
+                os.unlink(entry.path)
+        with contextlib.suppress(OSError):  # not empty: a mount point stays below it
+            os.rmdir(path)
+
+    with contextlib.suppress(FileNotFoundError):
+        remove(os.fspath(folder))
 
 
 @contextmanager
 def staged_site(out_dir: Path, epoch: int | None = None) -> Iterator[SiteWriter]:
-    """Yield a writer into a fresh sibling folder; swap it into *out_dir* on success."""
+    """Yield a writer into a fresh sibling folder; swap it into *out_dir* on success.
+
+    After the block, ``writer.kept`` lists files of the previous site that were kept instead of
+    deleted (and ``writer.kept_in`` names the folder beside the output that holds them).
+    """
     out_dir = Path(out_dir)
+    for parent in out_dir.parents:
+        if os.path.lexists(parent) and not parent.is_dir():
+            raise EvalsiteError(f"output folder {out_dir.name!r} cannot be made: {parent.name!r} is not a folder")
     _check_replaceable(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building-"))
+    try:
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        _clean_stale_builds(out_dir)
+        manifest = _read_manifest(out_dir) if out_dir.exists() else None
+        tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building-"))
+    except OSError as error:
+        raise EvalsiteError(
+            f"output folder {out_dir.name!r} cannot be written ({error.strerror or type(error).__name__})"
+        ) from None
+    lock_fd = os.open(tmp / _BUILD_LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)
     try:
         writer = SiteWriter(tmp)
         yield writer
         writer.finish(epoch)
-        _swap_into_place(tmp, out_dir)
+        old = _swap_into_place(tmp, out_dir)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_tree_same_device(tmp)
         raise
+    finally:
+        os.close(lock_fd)
+    if old is not None:
+        _retire(old, out_dir, manifest, writer)
