@@ -9,10 +9,13 @@ single ``error: ...`` line on stderr with exit status 2.  Set
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Literal
 
 from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
@@ -40,6 +43,11 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
     p.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument(
+        "--force",
+        action="store_true",
+        help="let --out replace an existing file that is not an evalsite comparison report",
+    )
+    p.add_argument(
         "--rebase-artifacts",
         action="store_true",
         help="find moved raw stdout files by exact name under each experiment's raw/ folder",
@@ -50,7 +58,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     """``evalsite compare``: print or write the Markdown or JSON report."""
     from generator.model.comparison import ComparisonInputs, parse_ks
-    from generator.pipelines.compare import report_text, write_report
+    from generator.pipelines.compare import check_report_path, report_text, write_report
 
     try:
         ks = parse_ks(args.k)
@@ -66,7 +74,10 @@ def _run_compare(args: argparse.Namespace) -> int:
         ks=ks,
         rebase_artifacts=bool(args.rebase_artifacts),
     )
-    text = report_text(inputs, "json" if args.format == "json" else "markdown")
+    report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
+    if args.out:
+        check_report_path(Path(args.out), inputs, report_format, force=bool(args.force))
+    text = report_text(inputs, report_format)
     if args.out:
         write_report(Path(args.out), text)
     else:
@@ -74,12 +85,35 @@ def _run_compare(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print(text: str) -> None:
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at /dev/null so no later flush (at exit) fails again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+
+
+def _print(text: str, *, results_already_written: bool = False) -> None:
+    """Write to standard output; a reader that stops reading (``| head``) is no failure.
+
+    When standard output cannot take the text (closed, a full disk, ``/dev/full``): if the
+    command's results are already safely written elsewhere (the site), say so on stderr and go on;
+    otherwise the output *is* the result, so fail with one ``error:`` line (exit 2).
+    """
     try:
+        if sys.stdout is None:
+            raise OSError(errno.EBADF, "standard output is closed")
         sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. `evalsite compare ... | head`
-        pass
+        _silence_stdout()
+    except OSError as error:
+        _silence_stdout()
+        reason = error.strerror or type(error).__name__
+        if not results_already_written:
+            raise EvalsiteError(f"could not write to standard output ({reason})") from None
+        with contextlib.suppress(OSError, AttributeError):
+            print(f"warning: could not write to standard output ({reason}); the output was written", file=sys.stderr)
 
 
 def _add_ledger(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -178,7 +212,8 @@ def _run_build(args: argparse.Namespace) -> int:
         f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
         f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
         + (f"; {problems} entr{'y' if problems == 1 else 'ies'} with data problems" if problems else "")
-        + "\n"
+        + "\n",
+        results_already_written=True,
     )
     return 0
 

@@ -30,6 +30,7 @@ from generator.read.comet.manifest import fallback_manifest
 from generator.render.comparison.document import comparison_document
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
+from generator.write.guard import check_output_file
 
 __all__ = [
     "ComparisonInputs",
@@ -38,6 +39,7 @@ __all__ = [
     "compare_experiments",
     "render_comparison",
     "report_text",
+    "check_report_path",
     "run_comparison",
     "write_report",
 ]
@@ -173,6 +175,17 @@ def report_text(inputs: ComparisonInputs, format: ReportFormat) -> str:
     return run_comparison(inputs).text(format)
 
 
+def check_report_path(path: Path, inputs: ComparisonInputs, format: ReportFormat, *, force: bool = False) -> None:
+    """Refuse an ``--out`` that lies in an input folder or would replace a file of another kind."""
+    folders = [inputs.candidate_dir, inputs.baseline_dir, inputs.tasks_dir, inputs.eval_root]
+    check_output_file(
+        path,
+        kind="comparison-json" if format == "json" else "comparison-markdown",
+        input_folders=[folder for folder in folders if folder is not None],
+        force=force,
+    )
+
+
 def write_report(path: Path, text: str) -> None:
-    """Write a report atomically (``evalsite compare --out``)."""
+    """Write a report atomically (``evalsite compare --out``), after :func:`check_report_path`."""
     write_text_atomic(path, text)
