@@ -22,10 +22,11 @@ check: $(TESTING)
 	$(BIN)/ruff check generator tests scripts bench
 	$(BIN)/mypy
 
-bench: $(RUNTIME)
+bench: $(TESTING)
 	$(BIN)/python bench/bench_compare.py
 	$(BIN)/python bench/bench_ledger.py
 	$(BIN)/python bench/bench_site.py
+	$(BIN)/python bench/bench_pages.py
 
 examples: $(RUNTIME)
 	$(BIN)/python scripts/make_examples.py
