@@ -2,19 +2,27 @@
 
 One rule everywhere: an undefined value is shown as ``N/A`` (never 0, never
 blank), and its sort key is empty so it sorts before every number.
+
+And one cap for every displayed field: :func:`capped` shows at most
+:data:`FIELD_CAP` characters of a string and says what it cut (how many
+characters, and the SHA-256 of the whole field), so a 5 MB check name cannot
+make a 100 MB site.  The HTML renderer applies it to every value it writes,
+the Markdown report to every untrusted field.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from generator.model.common import is_number, short_hash
+from generator.model.common import is_number, sha256_text, short_hash
 from generator.pages.models import Cell
 
 __all__ = [
+    "FIELD_CAP",
     "NA",
     "bool_cell",
     "by_kind",
+    "capped",
     "change",
     "count",
     "fixed",
@@ -32,6 +40,14 @@ __all__ = [
 ]
 
 NA = "N/A"
+FIELD_CAP = 500  # characters of one displayed field
+
+
+def capped(value: str, limit: int = FIELD_CAP) -> str:
+    """``value`` cut to ``limit`` characters, the cut disclosed; unchanged when it fits."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… ({len(value) - limit:,} more characters cut; {sha256_text(value)})"
 
 
 def sort_key(value: Any) -> str | None:

@@ -7,10 +7,13 @@ with ``/``, because a GitHub Pages project site is served under ``/<repo>/``.
 
 Names that come from the evidence (task names, arm ids) are untrusted: they may
 contain markup, path separators, ``..`` or only non-ASCII letters.  Their slug
-is a readable ASCII prefix plus eight hex digits of the SHA-256 of the exact
-name, so it is stable (it depends on the name alone, not on the other names in
-the build), distinct for names that differ only in case or punctuation, and
-safe as one path segment on every file system.
+is a readable ASCII prefix plus 32 hex digits (128 bits) of the SHA-256 of the
+exact name, so it is stable (it depends on the name alone, not on the other
+names in the build), distinct for names that differ only in case or
+punctuation, and safe as one path segment on every file system.  128 bits make
+two names with one slug a practical impossibility (a collision needs about
+2**64 names), where the earlier 32 bits were found by brute force in under a
+second; the site writer still refuses two pages with one output file.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ __all__ = [
 ]
 
 _PREFIX_LEN = 40
+SLUG_HASH_DIGITS = 32  # 128 bits of SHA-256
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 
 
@@ -43,11 +47,11 @@ def name_slug(name: str) -> str:
     """A stable, collision-resistant URL segment for an untrusted name.
 
     >>> name_slug("task-a")
-    'task-a-37bbbbed'
+    'task-a-37bbbbed5fd87cbc8c1b2084b1c48b52'
     """
     ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
     prefix = _NON_SLUG.sub("-", ascii_form.lower()).strip("-")[:_PREFIX_LEN].strip("-")
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:SLUG_HASH_DIGITS]
     return f"{prefix}-{digest}" if prefix else f"n-{digest}"
 
 

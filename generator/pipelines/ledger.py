@@ -10,6 +10,7 @@ an :class:`EvalsiteError` (one ``error: ...`` line, exit status 2).  See ``docs/
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import sys
@@ -26,14 +27,21 @@ from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
 from generator.model.ledger import Campaign, LedgerDataError, canonical_text
 from generator.model.ledger_result import LedgerResult
+from generator.read.ledger.files import size_text
 from generator.read.ledger.reader import (
+    CAMPAIGN_SIZE_CAP,
+    RECEIPT_SIZE_CAP,
     LedgerRead,
     gc_paused,
     load_json_document,
     parse_json_document,
+    parse_ledger_bytes,
+    read_input_bytes,
+    read_ledger_bytes,
     read_ledger_file,
 )
 from generator.write.files import write_atomic
+from generator.write.guard import check_output_file
 from generator.write.ledger import append as ledger_append
 from generator.write.ledger.append import AppendResult, RepairReport
 
@@ -46,6 +54,7 @@ __all__ = [
     "run_repair",
     "run_summarize",
     "run_verify",
+    "site_inputs",
     "site_result",
     "summarize_ledger",
     "verify_ledger",
@@ -100,13 +109,38 @@ def summarize_ledger(
     return ledger_result(summary, extra)
 
 
-def site_result(campaign: Campaign, ledger_path: PathLike) -> tuple[LedgerResult | None, list[str]]:
+def site_inputs(campaign_path: PathLike, ledger_path: PathLike) -> tuple[bytes, bytes]:
+    """The campaign's and the ledger's bytes for the site, each read once (the ledger under its lock).
+
+    The site shows the digests of these bytes ("Built from") and summarizes the same bytes, so the
+    two always agree even while an appender is writing.  A missing file is an error.
+    """
+    campaign = read_input_bytes(campaign_path, "campaign", cap=CAMPAIGN_SIZE_CAP)
+    if campaign is None:
+        raise EvalsiteError(f"campaign file {os.path.basename(os.fspath(campaign_path))!r} is missing")
+    ledger = read_ledger_bytes(ledger_path, lock="existing")
+    if ledger is None:
+        raise EvalsiteError(f"ledger file {os.path.basename(os.fspath(ledger_path))!r} is missing")
+    return campaign, ledger
+
+
+def parse_campaign_bytes(data: bytes) -> Campaign:
+    """Validate a campaign manifest already read (raises :class:`EvalsiteError`)."""
+    return parse_campaign(parse_json_document(data, "campaign"))
+
+
+def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[LedgerResult | None, list[str]]:
     """The site's path: the result, or ``None`` and every problem (one line each) that prevents it.
 
-    Parses without locking; ``summarize`` validates every receipt itself, so the (costly) receipt
-    checks run once on the good path and again only to list every problem of a bad ledger.
+    ``ledger_source`` is the ledger's bytes (see :func:`site_inputs`) or its path (parsed without
+    locking).  ``summarize`` validates every receipt itself, so the (costly) receipt checks run
+    once on the good path and again only to list every problem of a bad ledger.
     """
-    ledger = read_ledger_file(ledger_path, lock="none")
+    if isinstance(ledger_source, bytes):
+        entries, line_problems, torn, count = parse_ledger_bytes(ledger_source)
+        ledger = LedgerRead(True, len(ledger_source), tuple(entries), tuple(line_problems), torn, count)
+    else:
+        ledger = read_ledger_file(ledger_source, lock="none")
     problems = [describe(problem) for problem in ledger.problems]
     if ledger.torn_tail is not None:
         problems.append(ledger.torn_tail.describe())
@@ -156,25 +190,95 @@ def _emit(stream: TextIO, text: str) -> None:
 
 def _read_receipt(source: str) -> Any:
     if source != "-":
-        return load_json_document(source, "receipt")
+        return load_json_document(source, "receipt", cap=RECEIPT_SIZE_CAP)
     try:
-        data = sys.stdin.buffer.read()
-    except (OSError, AttributeError) as exc:
+        data = sys.stdin.buffer.read(RECEIPT_SIZE_CAP + 1)
+    except (OSError, AttributeError, ValueError) as exc:
         raise EvalsiteError(f"could not read receipt ({exc.__class__.__name__})") from exc
+    if len(data) > RECEIPT_SIZE_CAP:
+        raise EvalsiteError(f"could not read receipt (larger than the {size_text(RECEIPT_SIZE_CAP)} limit)")
     return parse_json_document(data, "receipt")
 
 
+def _same_file(first: PathLike, second: PathLike) -> bool:
+    try:
+        a, b = os.stat(first), os.stat(second)
+    except OSError:
+        return False
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _silence_stdout() -> None:
+    """After a failed write to the real stdout, point descriptor 1 at /dev/null.
+
+    Python flushes stdout again at exit; without this the still-buffered text would fail there
+    too and turn the exit status into 120.
+    """
+    try:
+        if sys.stdout is None or sys.stdout.fileno() != 1:
+            return
+        null = os.open(os.devnull, os.O_WRONLY)
+    except (OSError, ValueError):
+        return
+    try:
+        os.dup2(null, 1)
+    except OSError:
+        pass
+    finally:
+        os.close(null)
+
+
 def run_append(campaign_path: str, ledger_path: str, receipt_source: str) -> int:
-    """``evalsite ledger append``: print the canonical ``{appended, count, receiptId}``."""
+    """``evalsite ledger append``: print the canonical ``{appended, count, receiptId}``.
+
+    Once the receipt is in the ledger the append has happened: if stdout then fails (closed, a full
+    disk), a ``warning:`` goes to stderr and the exit status stays 0.
+    """
+    for source, option in ((campaign_path, "--campaign"), (receipt_source, "--receipt")):
+        if source != "-" and _same_file(ledger_path, source):
+            raise EvalsiteError(f"--ledger is the same file as {option}; refusing to append to it")
     campaign = load_campaign(campaign_path)
     receipt = _read_receipt(receipt_source)
     result = append_receipt(ledger_path, campaign, receipt)
-    _emit(sys.stdout, canonical_text(result.as_dict()))
+    try:
+        _emit(sys.stdout, canonical_text(result.as_dict()))
+    except (OSError, ValueError, AttributeError) as exc:
+        _silence_stdout()
+        done = "appended" if result.appended else "already in the ledger"
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc.__class__.__name__
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            print(
+                f"warning: receipt {result.receipt_id} {done} (count {result.count}), "
+                f"but the result could not be printed ({reason})",
+                file=sys.stderr,
+            )
     return 0
 
 
-def run_summarize(campaign_path: str, ledger_path: str, *, out: str | None, as_json: bool, extended: str | None) -> int:
+def _check_outputs(campaign_path: str, ledger_path: str, out: str | None, extended: str | None, force: bool) -> None:
+    """Refuse, before anything is computed, outputs that would destroy an input or a foreign file."""
+    inputs = (campaign_path, ledger_path)
+    if out and extended:
+        same = _same_file(out, extended) or os.path.abspath(out) == os.path.abspath(extended)
+        if same or os.path.realpath(out) == os.path.realpath(extended):
+            raise EvalsiteError("--out and --extended name the same file; give each its own")
+    if out:
+        check_output_file(out, kind="ledger-summary", input_files=inputs, force=force, option="--out")
+    if extended:
+        check_output_file(extended, kind="ledger-extended", input_files=inputs, force=force, option="--extended")
+
+
+def run_summarize(
+    campaign_path: str,
+    ledger_path: str,
+    *,
+    out: str | None,
+    as_json: bool,
+    extended: str | None,
+    force: bool = False,
+) -> int:
     """``evalsite ledger summarize``: the canonical summary on stdout and/or in ``out``."""
+    _check_outputs(campaign_path, ledger_path, out, extended, force)
     result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended))
     summary = result.summary
     with gc_paused():
@@ -200,6 +304,14 @@ def run_verify(campaign_path: str, ledger_path: str) -> int:
     return 0
 
 
+def _shown_backup(ledger_path: str, backup: str) -> str:
+    """The backup as the user would name it: beside the ledger path they gave, or by name alone."""
+    given_folder = os.path.dirname(ledger_path)
+    if os.path.realpath(given_folder or ".") == os.path.dirname(backup):
+        return os.path.join(given_folder, os.path.basename(backup))
+    return f"{os.path.basename(backup)} (next to the file the ledger link points to)"
+
+
 def run_repair(ledger_path: str, *, dry_run: bool) -> int:
     """``evalsite ledger repair``: what was (or would be) changed."""
     report = repair_ledger(ledger_path, dry_run=dry_run)
@@ -210,7 +322,7 @@ def run_repair(ledger_path: str, *, dry_run: bool) -> int:
     lines = [f"line {action.line}: {action.detail}" for action in report.actions]
     lines.append(f"receipts readable: {report.receipts_before} before, {report.receipts_after} after")
     if report.backup:
-        lines.append(f"backup of the original ledger: {report.backup}")
+        lines.append(f"backup of the original ledger: {_shown_backup(ledger_path, report.backup)}")
     lines.append(f"repair {verb} change the ledger; run 'evalsite ledger verify' next")
     _emit(sys.stdout, "\n".join(lines))
     return 0

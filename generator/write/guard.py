@@ -54,6 +54,15 @@ def _is_ledger_extended(data: bytes) -> bool:
     return value is not None and value.get("schema") == "evalsite.ledger.extended.v1"
 
 
+def _is_leaderboard_json(data: bytes) -> bool:
+    value = _json_object(data)
+    return value is not None and value.get("schema") == "evalsite.leaderboard.v1"
+
+
+def _is_leaderboard_markdown(data: bytes) -> bool:
+    return data.startswith(b"# Leaderboard\n")
+
+
 def _is_markdown_summary(data: bytes) -> bool:
     return data.startswith(b"<!-- evalsite summary -->")
 
@@ -69,6 +78,8 @@ OUTPUT_KINDS: dict[str, tuple[str, Callable[[bytes], bool]]] = {
     "ledger-summary": ("a ledger summary", _is_ledger_summary),
     "ledger-extended": ("an evalsite extended ledger summary", _is_ledger_extended),
     "summary": ("an evalsite build summary", _is_markdown_summary),
+    "leaderboard-json": ("an evalsite leaderboard document", _is_leaderboard_json),
+    "leaderboard-markdown": ("an evalsite leaderboard report", _is_leaderboard_markdown),
 }
 
 

@@ -184,6 +184,7 @@ def test_repair_sets_a_fragment_aside_and_keeps_a_backup(tmp_path):
     with open(ledger, "ab") as handle:
         handle.write(b'{"armId":"cand')
     original = ledger.read_bytes()
+    mode = os.stat(ledger).st_mode & 0o777
     dry = run_cli("repair", "--ledger", str(ledger), "--dry-run")
     assert dry.code == 0 and "line 5: set aside 14 bytes of a torn write" in dry.out
     assert ledger.read_bytes() == original
@@ -191,7 +192,8 @@ def test_repair_sets_a_fragment_aside_and_keeps_a_backup(tmp_path):
     assert run.code == 0 and "backup of the original ledger:" in run.out
     backups = list(tmp_path.glob("ledger.jsonl.repair-*.bak"))
     assert len(backups) == 1 and backups[0].read_bytes() == original
-    assert os.stat(backups[0]).st_mode & 0o777 == 0o600 and os.stat(ledger).st_mode & 0o777 == 0o600
+    # The backup is private; the repaired ledger keeps the permission bits it had (never forced).
+    assert os.stat(backups[0]).st_mode & 0o777 == 0o600 and os.stat(ledger).st_mode & 0o777 == mode
     assert ledger.read_bytes() == original[: original.rindex(b"\n") + 1]
     assert run_cli("verify", "--campaign", str(campaign), "--ledger", str(ledger)).code == 0
     assert append_receipt(ledger, CAMPAIGN, GRID[4]).count == 5

@@ -15,12 +15,17 @@ with every folder on the way a real folder.  With ``rebase`` on, a reference
 that fails those rules is looked up once more by its exact expected file name
 in the experiment's own ``raw/`` folder, under the same rules, and the run is
 marked as rebased.  Report files that cannot be read or parsed are kept as
-:class:`SkippedReport` entries so they can be disclosed.
+:class:`SkippedReport` entries so they can be disclosed; so are reports that
+hold text that is not valid Unicode (a lone surrogate such as ``"\\ud800"``,
+which no page or JSON file can carry), a non-finite number (``NaN``,
+``Infinity``, ``1e309``) or an integer too long to parse, and report files
+whose own name is not valid UTF-8.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -34,11 +39,12 @@ from generator.model.runs import Artifact, CaseManifest, Experiment, RunRecord, 
 from generator.read.comet.manifest import raw_manifest_of, verify_embedded
 from generator.read.comet.matrix import load_matrix
 from generator.read.comet.quality import sample_quality
-from generator.read.comet.telemetry import extract_telemetry
+from generator.read.comet.telemetry import InvalidTelemetry, extract_telemetry
 from generator.read.safe_io import Refusal, is_real_directory, read_contained
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 MAX_RAW_BYTES = 64 * 1024 * 1024
+MAX_REPETITION = 10**9  # a larger repetition number is not a real run
 _SAMPLE_MARK = re.compile(r"_sample(?P<rep>\d+)_from_")
 _COMBINED_STEM = re.compile(r"_sample(?P<rep>\d+)_from_(?P<source>[A-Za-z0-9._-]+)$")
 _ARTIFACT_SUFFIX = {"raw_stdout": "_stdout.json", "raw_stderr": "_stderr.txt"}
@@ -89,7 +95,28 @@ def _positive_int(raw: Any) -> int | None:
         value = int(raw)
     except (TypeError, ValueError, OverflowError):
         return None
-    return value if value >= 1 else None
+    return value if 1 <= value <= MAX_REPETITION else None
+
+
+def _unusable_value(report: Any) -> str | None:
+    """Why a decoded report cannot be shown or written, or None (an explicit stack: no recursion)."""
+    stack = [report]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.keys())
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+        elif isinstance(value, str):
+            if not value.isascii():
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError:
+                    return "holds text that is not valid Unicode (a lone surrogate)"
+        elif isinstance(value, float) and not math.isfinite(value):
+            return "holds a number that is not finite (NaN or an infinity)"
+    return None
 
 
 def _decode_report(data: bytes) -> Mapping[str, Any] | str:
@@ -102,9 +129,21 @@ def _decode_report(data: bytes) -> Mapping[str, Any] | str:
         report = json.loads(text)
     except (json.JSONDecodeError, RecursionError):
         return "not valid JSON"
+    except ValueError:  # an integer longer than Python parses
+        return "not usable: it holds an integer with too many digits"
     if not isinstance(report, dict):
         return "not a JSON object"
-    return report
+    problem = _unusable_value(report)
+    return f"not usable: it {problem}" if problem else report
+
+
+def _readable_name(file_name: str) -> str | None:
+    """None for a valid UTF-8 file name, else the name with its undecodable bytes escaped."""
+    try:
+        file_name.encode("utf-8")
+    except UnicodeEncodeError:
+        return file_name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None
 
 
 def _stem(file_name: str) -> str:
@@ -145,6 +184,10 @@ def load_experiment(
     if is_real_directory(reports_dir):
         reports_text = str(reports_dir)
         for name in _report_files(reports_dir):
+            shown = _readable_name(name)
+            if shown is not None:
+                skipped.append(SkippedReport(side, shown, "report file name is not valid UTF-8"))
+                continue
             data = read_contained(
                 os.path.join(reports_text, name), reports_text, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True
             )
@@ -286,7 +329,10 @@ def read_run_telemetry(experiment: Experiment, record: RunRecord, *, rebase: boo
     if isinstance(data, Refusal):
         status = "absent" if data.reason in ("no artifact reference", "missing") else "rejected"
         return Artifact(status, data.reason, None)
-    telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
+    try:
+        telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
+    except InvalidTelemetry as problem:
+        return Artifact("rejected", str(problem), None)
     if telemetry["subject_invocations"] == 0:
         return Artifact("no-result-event", "no result event in raw stdout", None)
     return Artifact("rebased" if rebased else "verified", None, telemetry)

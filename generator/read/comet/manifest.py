@@ -20,6 +20,7 @@ The hash constructions are fixed by Comet and reproduced bit for bit:
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -31,7 +32,7 @@ from typing import Any
 
 from generator.model.common import sha256_bytes, sha256_label
 from generator.model.errors import EvalsiteError
-from generator.model.runs import CORE_PARTS, FALLBACK_SOURCE, V2_PARTS, CaseManifest
+from generator.model.runs import CORE_PARTS, FALLBACK_SOURCE, V2_PARTS, CaseManifest, task_folder_problem
 
 __all__ = [
     "CORE_PARTS",
@@ -233,6 +234,9 @@ def tree_hash(path: Path) -> str:
         digest.update(b"missing\0")
         return sha256_label(digest.hexdigest())
     except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # no such file can exist
+            digest.update(b"missing\0")
+            return sha256_label(digest.hexdigest())
         raise EvalsiteError(f"cannot inspect a tasks-tree path ({error.strerror})") from None
     base_parts = path.parts
     if stat.S_ISLNK(info.st_mode) or stat.S_ISREG(info.st_mode):
@@ -286,11 +290,12 @@ def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> 
 def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None) -> CaseManifest:
     """Rebuild a v1 manifest for ``task`` from the current tasks tree.
 
-    Without ``tasks_dir`` (or for a task name that is not a plain folder name)
-    every task path hashes as missing; without ``eval_root`` the three Comet
+    Without ``tasks_dir`` (or for a task name that cannot be one folder name,
+    see :func:`~generator.model.runs.task_folder_problem`) every task path
+    hashes as missing; without ``eval_root`` the three Comet
     controller paths do.
     """
-    if tasks_dir is not None and _SAFE_TASK_DIR.fullmatch(task) and task not in (".", ".."):
+    if tasks_dir is not None and task_folder_problem(task) is None:
         task_dir = tasks_dir / task
     else:
         task_dir = None

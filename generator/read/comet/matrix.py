@@ -102,7 +102,7 @@ def load_matrix(experiment_dir: Path) -> MatrixLoad:
         return MatrixLoad(error="matrix is not valid UTF-8")
     try:
         raw = json.loads(decoded)
-    except (json.JSONDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # JSONDecodeError, or an integer too long to parse
         return MatrixLoad(error="matrix is not valid JSON")
     try:
         return MatrixLoad(matrix=parse_matrix(raw))

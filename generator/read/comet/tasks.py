@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from generator.model.runs import task_folder_problem
 from generator.read.safe_io import Refusal, read_contained, resolve_root
 
 INSTRUCTION_CAP = 256 * 1024
@@ -17,7 +18,7 @@ INSTRUCTION_CAP = 256 * 1024
 
 def read_instruction(tasks_dir: Path, task: str) -> str | None:
     """The instruction's text (undecodable bytes replaced), or None when it cannot be shown."""
-    if not task or task in (".", "..") or any(char in task for char in "/\\\0"):
+    if task_folder_problem(task) is not None:
         return None
     root = resolve_root(tasks_dir)
     if root is None:

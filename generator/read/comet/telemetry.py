@@ -10,6 +10,14 @@ context samples are de-duplicated by message id (keeping the largest).
 Token totals come only from result events; context samples only from
 assistant events; the context window only from a result event's
 ``modelUsage``.  Lines that are not JSON objects are ignored.
+
+A number that no real run produces (NaN, an infinity, ``1e309``, a
+4,000-digit integer, anything of magnitude above :data:`MAX_TELEMETRY_VALUE`),
+a line whose integer is too long for Python to parse, or a model name that is
+not valid Unicode makes the whole stream *invalid telemetry*:
+:func:`extract_telemetry` raises :class:`InvalidTelemetry` and the run's
+artifact is disclosed as rejected, with that reason, instead of a sum being
+computed from it.
 """
 
 from __future__ import annotations
@@ -22,7 +30,30 @@ from typing import Any
 from generator.model.common import is_json_number
 from generator.model.runs import EFFICIENCY_FIELDS, EXTRA_FIELDS, TELEMETRY_FIELDS  # re-exported
 
-__all__ = ["EFFICIENCY_FIELDS", "EXTRA_FIELDS", "extract_telemetry"]
+__all__ = ["EFFICIENCY_FIELDS", "EXTRA_FIELDS", "MAX_TELEMETRY_VALUE", "InvalidTelemetry", "extract_telemetry"]
+
+# No token count, duration (ms), turn count or cost of one run comes near 10**15.
+MAX_TELEMETRY_VALUE = 10**15
+
+
+class InvalidTelemetry(ValueError):
+    """Raw stdout whose figures cannot be real; the message says which field."""
+
+
+def _check(key: str, value: Any) -> None:
+    """Raise :class:`InvalidTelemetry` for a non-finite or absurdly large number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidTelemetry(f"invalid telemetry: {key} is not a finite number")
+    if abs(value) > MAX_TELEMETRY_VALUE:
+        raise InvalidTelemetry(f"invalid telemetry: {key} is larger than 10^15")
+
+
+def _check_name(name: str) -> None:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidTelemetry("invalid telemetry: a model name is not valid Unicode") from None
+
 
 _SUMMED_MODEL_KEYS = (
     "inputTokens",
@@ -49,6 +80,7 @@ class _Totals:
 
     def add(self, key: str, value: Any) -> None:
         if is_json_number(value):
+            _check(key, value)
             self.sums[key] = self.sums.get(key, 0) + value
 
     def merge_models(self, usage: Any) -> None:
@@ -57,14 +89,17 @@ class _Totals:
         for model, figures in usage.items():
             if not isinstance(figures, dict):
                 continue
+            _check_name(model)
             into = self.models.setdefault(model, {})
             for key in _SUMMED_MODEL_KEYS:
                 value = figures.get(key)
                 if is_json_number(value):
+                    _check(f"modelUsage.{key}", value)
                     into[key] = into.get(key, 0) + value
             for key in _MAXED_MODEL_KEYS:
                 value = figures.get(key)
                 if is_json_number(value):
+                    _check(f"modelUsage.{key}", value)
                     into[key] = max(into[key], value) if key in into else value
 
 
@@ -109,14 +144,18 @@ def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
         for key in _CONTEXT_KEYS:
             value = usage.get(key)
             if type(value) is int or type(value) is float:  # exact types: bool is not a count
+                _check(f"message.usage.{key}", value)
                 context += value
         if context > 0:
             seen = totals.context.get(message_id)
+            model = message.get("model")
+            if isinstance(model, str):
+                _check_name(model)
             if seen is None:
-                totals.context[message_id] = [context, message.get("model")]
+                totals.context[message_id] = [context, model]
             elif context > seen[0]:
                 seen[0] = context
-                seen[1] = message.get("model")
+                seen[1] = model
     content = message.get("content")
     if type(content) is list:
         for block in content:
@@ -174,7 +213,10 @@ def _finish(totals: _Totals) -> dict[str, Any]:
 
 
 def extract_telemetry(text: str) -> dict[str, Any]:
-    """Scan one raw stdout stream; return its telemetry (numbers or None)."""
+    """Scan one raw stdout stream; return its telemetry (numbers or None).
+
+    Raises :class:`InvalidTelemetry` when a figure cannot be real (see the module text).
+    """
     totals = _Totals()
     handlers = _HANDLERS
     loads = json.loads
@@ -183,8 +225,12 @@ def extract_telemetry(text: str) -> dict[str, Any]:
             continue
         try:
             event = loads(line)
-        except (ValueError, RecursionError):
+        except json.JSONDecodeError:
             continue
+        except RecursionError:
+            continue
+        except ValueError:  # an integer longer than Python parses (4,300 digits)
+            raise InvalidTelemetry("invalid telemetry: a number has too many digits") from None
         if type(event) is dict:
             kind = event.get("type")
             if type(kind) is str:

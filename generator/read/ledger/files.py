@@ -19,19 +19,71 @@ import gc
 import json
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from generator.model.errors import EvalsiteError
 
-__all__ = ["LedgerLock", "NonFiniteNumber", "RawLine", "gc_paused", "lock_path_for", "parse_line", "split_lines"]
+__all__ = [
+    "LEDGER_SIZE_CAP",
+    "LedgerLock",
+    "NonFiniteNumber",
+    "RawLine",
+    "gc_paused",
+    "lock_path_for",
+    "parse_line",
+    "resolve_ledger",
+    "size_text",
+    "split_lines",
+]
 
 _LINE_END = re.compile(rb"\r\n|\r|\n")
+# Side files are never followed through a link; a FIFO or device planted there never blocks.
+_LOCK_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+#: A ledger larger than this is refused with an error naming the limit: about 850,000 receipts of
+#: the usual 1.2 kB (checking one costs several times its size in memory).
+LEDGER_SIZE_CAP = 1 << 30
+
+
+def size_text(cap: int) -> str:
+    """A size limit in words: ``2 GiB``, ``64 MiB``."""
+    if cap >= 1 << 30 and cap % (1 << 30) == 0:
+        return f"{cap >> 30} GiB"
+    if cap >= 1 << 20:
+        return f"{cap >> 20} MiB"
+    return f"{cap:,} bytes"
+
+
+def resolve_ledger(ledger_path: str | os.PathLike[str]) -> str:
+    """The ledger's real path, resolved once: its lock, cache and backups sit next to the real file.
+
+    A ledger reached through a symbolic link is the file the link points to, so two commands
+    reaching one ledger through different paths take one lock.  A link to nothing is refused.
+    """
+    path = os.fspath(ledger_path)
+    if os.path.lexists(path) and not os.path.exists(path):
+        raise EvalsiteError("the ledger path is a symbolic link to nothing")
+    return os.path.realpath(path)
 
 
 def lock_path_for(ledger_path: str | os.PathLike[str]) -> str:
     return os.fspath(ledger_path) + ".lock"
+
+
+def _regular_or_error(fd: int, what: str) -> int:
+    try:
+        info = os.fstat(fd)
+    except OSError as exc:
+        os.close(fd)
+        raise EvalsiteError(f"could not open {what} ({exc.strerror or exc.__class__.__name__})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise EvalsiteError(f"could not open {what} (it is not a regular file)")
+    return fd
 
 
 class LedgerLock:
@@ -41,6 +93,11 @@ class LedgerLock:
     ``create`` -- create the lock file (mode 0600) when missing; when False and
     the file is missing (or cannot be opened for a shared lock), no lock is
     taken and :attr:`held` stays False.
+
+    The lock file is never followed through a symbolic link, never opened in a
+    way that blocks (a FIFO planted there is refused), and its mode is set only
+    when this process created it.  Pass the resolved ledger path
+    (:func:`resolve_ledger`).
     """
 
     def __init__(self, ledger_path: str | os.PathLike[str], *, exclusive: bool, create: bool = True) -> None:
@@ -64,38 +121,48 @@ class LedgerLock:
         self.held = True
         return self
 
+    def _create_new(self) -> int | None:
+        """Create the lock file (0600); None when it already exists."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_EXCL | _LOCK_FLAGS, 0o600)
+        except FileExistsError:
+            return None
+        try:
+            os.fchmod(fd, 0o600)  # ours: just created
+        except OSError:
+            pass
+        return fd
+
     def _open(self) -> int | None:
-        nofollow = getattr(os, "O_NOFOLLOW", 0)
+        what = "the ledger lock file"
         if self.exclusive:
             try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | nofollow | os.O_CLOEXEC, 0o600)
+                fd = self._create_new()
+                if fd is None:
+                    fd = os.open(self.path, os.O_RDWR | _LOCK_FLAGS)
             except OSError as exc:
-                raise EvalsiteError(
-                    f"could not open the ledger lock file ({exc.strerror or exc.__class__.__name__})"
-                ) from exc
-            try:
-                os.fchmod(fd, 0o600)
-            except OSError:
-                pass  # someone else's lock file; flock still works
-            return fd
-        flags = os.O_RDWR | nofollow | os.O_CLOEXEC
-        if self.create:
-            flags |= os.O_CREAT
+                reason = "it is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or type(exc).__name__
+                raise EvalsiteError(f"could not open {what} ({reason})") from exc
+            return _regular_or_error(fd, what)
         try:
-            return os.open(self.path, flags, 0o600)
+            fd = self._create_new() if self.create else None
+            if fd is None:
+                fd = os.open(self.path, os.O_RDWR | _LOCK_FLAGS)
         except OSError as exc:
             if exc.errno == errno.ENOENT and not self.create:
                 return None
-            if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOENT, errno.ELOOP):
+            if exc.errno == errno.ELOOP:
+                raise EvalsiteError(f"could not open {what} (it is a symbolic link)") from exc
+            if exc.errno in (errno.EACCES, errno.EROFS, errno.EPERM, errno.ENOENT):
                 # A read-only place: a shared lock through a read-only descriptor
                 # still excludes writers; without a lock file nobody appends here.
                 try:
-                    return os.open(self.path, os.O_RDONLY | nofollow | os.O_CLOEXEC)
+                    fd = os.open(self.path, os.O_RDONLY | _LOCK_FLAGS)
                 except OSError:
                     return None
-            raise EvalsiteError(
-                f"could not open the ledger lock file ({exc.strerror or exc.__class__.__name__})"
-            ) from exc
+                return _regular_or_error(fd, what)
+            raise EvalsiteError(f"could not open {what} ({exc.strerror or exc.__class__.__name__})") from exc
+        return _regular_or_error(fd, what)
 
     def __exit__(self, *exc_info: object) -> None:
         if self._fd is not None:

@@ -5,7 +5,10 @@ duplicates) run in ``generator.analyze.ledger`` and ``generator.pipelines.ledger
 
 ``load_json_document(path, label) -> Any``
     Reads one JSON file (a campaign or a receipt).  Raises :class:`EvalsiteError` when the file
-    cannot be read or is not JSON; the message names the label, never the path.
+    cannot be read or is not JSON; the message names the label, never the path.  Every input goes
+    through :func:`read_input_bytes`: resolved once, opened without following a link and without
+    blocking (a FIFO fails at once), and never larger than its cap (``CAMPAIGN_SIZE_CAP``,
+    ``RECEIPT_SIZE_CAP``, ``LEDGER_SIZE_CAP``).
 
 ``read_ledger_file(path, *, lock="existing") -> LedgerRead``
     Reads a JSONL ledger leniently.  Data problems never raise: unreadable lines and a torn
@@ -28,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -36,27 +38,37 @@ from typing import Any
 from generator.model.errors import EvalsiteError
 from generator.model.ledger import LedgerCheck, LedgerEntry, LedgerProblem
 from generator.read.ledger.files import (
+    LEDGER_SIZE_CAP,
     LedgerLock,
     NonFiniteNumber,
     gc_paused,
     lock_path_for,
     parse_line,
+    resolve_ledger,
+    size_text,
     split_lines,
 )
+from generator.read.safe_io import Refusal, open_regular
 
 __all__ = [
     "LedgerRead",
     "TornTail",
     "gc_paused",
+    "CAMPAIGN_SIZE_CAP",
+    "LEDGER_SIZE_CAP",
+    "RECEIPT_SIZE_CAP",
     "load_json_document",
     "parse_json_document",
     "parse_ledger_bytes",
     "read_ledger_bytes",
+    "read_input_bytes",
     "read_ledger_file",
 ]
 
 #: Campaigns hold at most 1,000 cases and 33 arms; anything this large is not one.
 CAMPAIGN_SIZE_CAP = 64 << 20
+#: One receipt is a few kilobytes; a file (or stdin) larger than this is not one.
+RECEIPT_SIZE_CAP = 16 << 20
 
 
 @dataclass(frozen=True)
@@ -99,15 +111,37 @@ class LedgerRead:
         return not self.problems and self.torn_tail is None
 
 
+def read_input_bytes(path: str | os.PathLike[str], label: str, *, cap: int) -> bytes | None:
+    """The bytes of one input file (None when missing), never more than ``cap``.
+
+    The path is resolved once (a link the user named is followed), then the file is opened without
+    following links and without blocking: a FIFO, device or folder fails at once.  Failures name
+    the label and the reason, never the path.
+    """
+    real = os.path.realpath(os.fspath(path))
+    fd = open_regular(real)
+    if isinstance(fd, Refusal):
+        if fd.reason == "missing":
+            return None
+        reason = "it is not a regular file" if fd.reason == "is not a regular file" else fd.reason
+        raise EvalsiteError(f"could not read {label} ({reason})")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            if os.fstat(handle.fileno()).st_size > cap:
+                raise EvalsiteError(f"could not read {label} (larger than the {size_text(cap)} limit)")
+            data = handle.read(cap + 1)
+        except OSError as exc:
+            raise EvalsiteError(f"could not read {label} ({exc.strerror or exc.__class__.__name__})") from exc
+    if len(data) > cap:
+        raise EvalsiteError(f"could not read {label} (larger than the {size_text(cap)} limit)")
+    return data
+
+
 def load_json_document(path: str | os.PathLike[str], label: str, *, cap: int = CAMPAIGN_SIZE_CAP) -> Any:
     """Read one JSON file; failures name the label and the reason, never the path."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(cap + 1)
-    except OSError as exc:
-        raise EvalsiteError(f"could not read {label} ({exc.__class__.__name__})") from exc
-    if len(data) > cap:
-        raise EvalsiteError(f"could not read {label} (larger than {cap >> 20} MiB)")
+    data = read_input_bytes(path, label, cap=cap)
+    if data is None:
+        raise EvalsiteError(f"could not read {label} (FileNotFoundError)")  # upstream's words
     return parse_json_document(data, label)
 
 
@@ -195,42 +229,34 @@ def _parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProb
     return entries, problems, torn, count
 
 
-def _read_bytes(path: str | os.PathLike[str]) -> bytes | None:
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise EvalsiteError(f"could not read ledger ({exc.__class__.__name__})") from exc
-    with handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise EvalsiteError("could not read ledger (not a regular file)")
-        try:
-            return handle.read()
-        except OSError as exc:
-            raise EvalsiteError(f"could not read ledger ({exc.__class__.__name__})") from exc
+def _read_bytes(path: str) -> bytes | None:
+    return read_input_bytes(path, "ledger", cap=LEDGER_SIZE_CAP)
 
 
 def read_ledger_bytes(path: str | os.PathLike[str], *, lock: str = "existing") -> bytes | None:
-    """The ledger's bytes (None when missing), read under the shared lock as requested."""
+    """The ledger's bytes (None when missing), read under the shared lock as requested.
+
+    The path is resolved once (:func:`resolve_ledger`): a ledger reached through a link is read
+    under the lock of the file it points to.
+    """
     if lock not in ("create", "existing", "none"):
         raise ValueError("lock must be 'create', 'existing' or 'none'")
+    real = resolve_ledger(path)
     if lock == "none":
-        return _read_bytes(path)
-    if not os.path.lexists(path):
+        return _read_bytes(real)
+    if not os.path.lexists(real):
         return None  # nothing to protect: a ledger only ever appears through a locked append
-    if lock == "create" or os.path.exists(lock_path_for(path)):
-        with LedgerLock(path, exclusive=False, create=lock == "create"):
-            return _read_bytes(path)
+    if lock == "create" or os.path.lexists(lock_path_for(real)):
+        with LedgerLock(real, exclusive=False, create=lock == "create"):
+            return _read_bytes(real)
     # No lock file: no appender has ever run here -- unless one is starting right
     # now.  Appends write whole lines ending in the only newline they contain,
     # so a snapshot ending in a line end is consistent; an unterminated tail is
     # re-read under the lock if an appender has appeared meanwhile.
-    data = _read_bytes(path)
-    if data and data[-1:] not in (b"\n", b"\r") and os.path.exists(lock_path_for(path)):
-        with LedgerLock(path, exclusive=False, create=False):
-            return _read_bytes(path)
+    data = _read_bytes(real)
+    if data and data[-1:] not in (b"\n", b"\r") and os.path.lexists(lock_path_for(real)):
+        with LedgerLock(real, exclusive=False, create=False):
+            return _read_bytes(real)
     return data
 
 

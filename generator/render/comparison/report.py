@@ -4,23 +4,72 @@ Sections follow the order a reviewer needs them: what was compared and under
 which rules, how much aligned, what the expected matrix says, the metrics,
 duration and efficiency from raw stdout, the hash audit, per-task outcomes,
 and finally every alignment issue.  Only experiment folder *names* are
-printed.  Cells are escaped so that a hostile task name cannot break a table.
+printed.
+
+Every untrusted field (task, treatment, experiment and file names, issue
+details, skip reasons) goes through :func:`untrusted` (or :func:`code` inside
+a code span): cut to :data:`~generator.pages.format.FIELD_CAP` characters with
+the cut disclosed, invisible and bidirectional-control characters written as
+``[U+XXXX]``, whitespace collapsed, and Markdown and HTML escaped: ``<``,
+``>`` and ``&`` as entities, ``|`` as ``&#124;``, backslash, backtick, ``*``,
+``~``, ``[`` and ``]`` backslash-escaped, and ``_`` too where it could open or
+close emphasis (not inside a word, so ``COMET_FULL_039`` stays as it is).  A
+hostile task name can neither break a table nor become a tag or a link under
+any renderer, with or without HTML.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from generator.model.common import SIDES, short_hash
 from generator.model.comparison import ComparisonResult
 from generator.pages import format as fmt
+from generator.pages.names import visible
 from generator.render.comparison.document import comparison_document
 
-__all__ = ["cell", "comparison_markdown", "metric", "row", "table"]
+__all__ = ["cell", "code", "comparison_markdown", "metric", "row", "table", "untrusted"]
 
 DURATION_SOURCE = "raw_stdout:extract_events"
 Doc = Mapping[str, Any]
+
+
+_ESCAPES = {
+    "\\": "\\\\",
+    "`": "\\`",
+    "*": "\\*",
+    "~": "\\~",
+    "[": "\\[",
+    "]": "\\]",
+    "<": "&lt;",
+    ">": "&gt;",
+    "&": "&amp;",
+    "|": "&#124;",
+}
+_SPECIAL = re.compile(r"[\\`*~\[\]<>&|]|(?<![^\W_])_|_(?![^\W_])")
+
+
+def _shown(value: object) -> str:
+    return " ".join(visible(fmt.capped(str(value))).split())
+
+
+def untrusted(value: object) -> str:
+    """An untrusted field as inert Markdown text (see the module text); a lone ``*`` (every task) stays."""
+    text = _shown(value)
+    if text == "*":
+        return text
+    return _SPECIAL.sub(lambda found: _ESCAPES.get(found.group(), "\\_"), text)
+
+
+def code(value: object) -> str:
+    """An untrusted field as a code span: fenced by one more backtick than its longest run of backticks."""
+    text = _shown(value)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def cell(value: object) -> str:
@@ -53,8 +102,8 @@ def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -
     lines = [
         "# Strict experiment comparison",
         "",
-        f"- Candidate: `{cell(cand['treatment'])}` from `{cell(cand['experiment'])}`",
-        f"- Baseline: `{cell(base['treatment'])}` from `{cell(base['experiment'])}`",
+        f"- Candidate: {code(cand['treatment'])} from {code(cand['experiment'])}",
+        f"- Baseline: {code(base['treatment'])} from {code(base['experiment'])}",
         f"- Requested k: {', '.join(str(k) for k in ks)}",
         "",
         "## Rules applied",
@@ -197,7 +246,7 @@ def _metrics_section(doc: Doc, ks: Sequence[int]) -> list[str]:
             for k in ks:
                 m = doc["metrics"][side][str(k)]
                 cells.append(f"{metric(m[key])} ({m['eligible_tasks']}/{m['total_tasks']} tasks)")
-            rows.append([treatment, label, *cells, tally])
+            rows.append([untrusted(treatment), label, *cells, tally])
     return [
         "## pass@k / pass^k — task macro average",
         "",
@@ -218,7 +267,7 @@ def _duration_section(doc: Doc) -> list[str]:
         d = doc["duration"][side]
         rows.append(
             [
-                doc[side]["treatment"],
+                untrusted(doc[side]["treatment"]),
                 d["matched"],
                 f"{d['covered']}/{d['matched']}",
                 fmt.seconds(d["total_seconds"]),
@@ -227,8 +276,8 @@ def _duration_section(doc: Doc) -> list[str]:
             ]
         )
         if d["missing"]:
-            refs = ", ".join(f"`{cell(item['task'])}#r{item['rep']}`" for item in d["missing"])
-            missing_lines.append(f"- {cell(doc[side]['treatment'])} missing raw duration: {refs}")
+            refs = ", ".join(code(f"{item['task']}#r{item['rep']}") for item in d["missing"])
+            missing_lines.append(f"- {untrusted(doc[side]['treatment'])} missing raw duration: {refs}")
     lines = [
         "## Duration from raw stdout",
         "",
@@ -293,7 +342,7 @@ def _audit_section(doc: Doc) -> list[str]:
         )
         rows.append(
             [
-                entry["task"],
+                untrusted(entry["task"]),
                 short_hash(cand["case_hash"]) if cand else "—",
                 short_hash(base["case_hash"]) if base else "—",
                 source,
@@ -335,7 +384,7 @@ def _audit_section(doc: Doc) -> list[str]:
 def _outcomes_section(doc: Doc) -> list[str]:
     rows = [
         [
-            o["task"],
+            untrusted(o["task"]),
             ",".join(str(rep) for rep in o["reps"]) or "—",
             f"{o['candidate_passes']}/{o['pairs']}",
             f"{o['baseline_passes']}/{o['pairs']}",
@@ -354,7 +403,9 @@ def _issues_section(doc: Doc) -> list[str]:
     if not doc["issues"]:
         return ["## Alignment issues", "", "_None._", ""]
     counts = ", ".join(f"`{reason}`={count}" for reason, count in doc["issue_counts"].items())
-    rows = [[i["task"], i["rep"], i["reason"], i["detail"].replace("|", "/")] for i in doc["issues"]]
+    rows = [
+        [untrusted(i["task"]), i["rep"], i["reason"], untrusted(i["detail"].replace("|", "/"))] for i in doc["issues"]
+    ]
     return [
         "## Alignment issues",
         "",
@@ -373,7 +424,10 @@ def _disclosures_section(doc: Doc) -> list[str]:
             "",
             "These files in `reports/` could not be used. They do not change the pairs above.",
             "",
-            *table(["Side", "File", "Reason"], [[s["side"], s["file"], s["reason"]] for s in doc["skipped_reports"]]),
+            *table(
+                ["Side", "File", "Reason"],
+                [[s["side"], untrusted(s["file"]), untrusted(s["reason"])] for s in doc["skipped_reports"]],
+            ),
             "",
         ]
     if doc["rebased_runs"]:
@@ -385,7 +439,7 @@ def _disclosures_section(doc: Doc) -> list[str]:
             "",
             *table(
                 ["Side", "Task", "Rep", "Report"],
-                [[r["side"], r["task"], r["rep"], r["file"]] for r in doc["rebased_runs"]],
+                [[r["side"], untrusted(r["task"]), r["rep"], untrusted(r["file"])] for r in doc["rebased_runs"]],
             ),
             "",
         ]

@@ -24,9 +24,11 @@
     exclusive lock it: adds the missing newline to a complete last line; sets
     aside an unterminated fragment; splits a receipt that an older tool glued
     onto a torn fragment back onto its own line.  The original file is first
-    copied to ``<ledger>.repair-<sha256 prefix>.bak`` (0600); the new ledger
-    replaces the old one atomically.  Lines it cannot explain are left for a
-    human: it refuses instead of guessing.
+    copied to ``<ledger>.repair-<sha256 prefix>.bak`` (0600), written atomically
+    and verified (size and SHA-256) before the ledger is touched; an existing
+    backup is reused only when it verifies.  The new ledger replaces the old one
+    atomically.  Lines it cannot explain are left for a human: it refuses
+    instead of guessing.
 """
 
 from __future__ import annotations
@@ -35,17 +37,30 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from generator.model.errors import EvalsiteError
 from generator.model.ledger import Campaign, LedgerDataError, ReceiptCheck, canonical_bytes, receipt_id
-from generator.read.ledger.files import LedgerLock, parse_line, split_lines
+from generator.read.ledger.files import (
+    LEDGER_SIZE_CAP,
+    LedgerLock,
+    parse_line,
+    resolve_ledger,
+    size_text,
+    split_lines,
+)
+from generator.read.safe_io import Refusal, open_regular
 from generator.write.files import fsync_folder
 from generator.write.ledger.index import LedgerIndex, remove_index
 
 __all__ = ["AppendResult", "RepairReport", "append_receipt", "repair_ledger"]
+
+# The resolved ledger is opened without following a link (one swapped in is refused) and without
+# blocking (a FIFO swapped in fails at once).
+_NO_FOLLOW = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 @dataclass(frozen=True)
@@ -59,7 +74,7 @@ class AppendResult:
 
 
 def _ensure_folder(path: str) -> str:
-    folder = os.path.dirname(os.path.abspath(path))
+    folder = os.path.dirname(path)
     try:
         os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError as exc:
@@ -67,13 +82,43 @@ def _ensure_folder(path: str) -> str:
     return folder
 
 
-def _open_existing(path: str) -> int | None:
+def _reason(exc: OSError) -> str:
+    return exc.strerror or exc.__class__.__name__
+
+
+def _refuse_non_regular(path: str) -> bool:
+    """True when the (resolved) ledger exists; refuses anything but a regular file before opening it."""
     try:
-        return os.open(path, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise EvalsiteError(f"could not open ledger ({_reason(exc)})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise EvalsiteError("could not open ledger (it is not a regular file)")
+    return True
+
+
+def _checked_fd(fd: int) -> int:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise EvalsiteError("could not open ledger (it is not a regular file)")
+    if info.st_size > LEDGER_SIZE_CAP:
+        os.close(fd)
+        raise EvalsiteError(f"could not read ledger (larger than the {size_text(LEDGER_SIZE_CAP)} limit)")
+    return fd
+
+
+def _open_existing(path: str) -> int | None:
+    if not _refuse_non_regular(path):
+        return None
+    try:
+        return _checked_fd(os.open(path, os.O_RDWR | os.O_APPEND | _NO_FOLLOW))
     except FileNotFoundError:
         return None
     except OSError as exc:
-        raise EvalsiteError(f"could not open ledger ({exc.__class__.__name__})") from exc
+        raise EvalsiteError(f"could not open ledger ({_reason(exc)})") from exc
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -97,7 +142,8 @@ def append_receipt(
     check(receipt, campaign)
     line = canonical_bytes(receipt) + b"\n"
     rid = receipt["receiptId"]
-    path = os.fspath(ledger_path)
+    path = resolve_ledger(ledger_path)
+    _refuse_non_regular(path)
     folder = _ensure_folder(path)
     with LedgerLock(path, exclusive=True):
         fd = _open_existing(path)
@@ -134,12 +180,15 @@ def _append_locked(
     created = fd is None
     write_fd = fd
     if write_fd is None:
-        try:
-            write_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        try:  # O_EXCL: the file is ours, so its mode may be set
+            write_fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND | _NO_FOLLOW, 0o600)
+        except FileExistsError as exc:
+            raise EvalsiteError("the ledger path changed while appending; nothing was appended") from exc
         except OSError as exc:
             raise EvalsiteError(f"could not create ledger ({exc.__class__.__name__})") from exc
+        with contextlib.suppress(OSError):
+            os.fchmod(write_fd, 0o600)
     try:
-        os.fchmod(write_fd, 0o600)
         start = os.fstat(write_fd).st_size
         try:
             _write_all(write_fd, line)
@@ -266,55 +315,124 @@ def _plan_repair(data: bytes) -> tuple[bytes, list[RepairAction], int, int]:
     return b"".join(out), actions, before, after
 
 
-def _write_private(path: str, data: bytes, *, exclusive: bool) -> None:
-    flags = os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC | (os.O_EXCL if exclusive else os.O_TRUNC)
-    fd = os.open(path, flags, 0o600)
-    try:
-        os.fchmod(fd, 0o600)
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def _discard(path: str) -> None:
     with contextlib.suppress(OSError):
         os.unlink(path)
 
 
-def _replace_with(temp: str, target: str, data: bytes) -> None:
-    """Fill ``temp`` (private, synced), then rename it over ``target``; no temp file survives a failure."""
-    moved = False
+def _write_temp(folder: str, data: bytes, *, mode: int) -> str:
+    """A new private file in ``folder`` holding ``data``, synced; nothing is left behind on failure."""
+    fd, temp = tempfile.mkstemp(dir=folder, prefix=".evalsite-ledger-", suffix=".tmp")
     try:
-        _write_private(temp, data, exclusive=False)
-        os.replace(temp, target)
-        moved = True
-    finally:
-        if not moved:
+        try:
+            os.fchmod(fd, mode)
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        _discard(temp)
+        raise
+    return temp
+
+
+def _read_regular(path: str, limit: int) -> bytes | None:
+    """Up to ``limit`` bytes of a regular file reached without a link; None for anything else."""
+    fd = open_regular(path)
+    if isinstance(fd, Refusal):
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(limit)
+
+
+def _backup_state(name: str, data: bytes, digest: str) -> str:
+    """``absent``, ``verified`` (the same size and digest), ``torn`` (a cut-short copy) or ``foreign``."""
+    if not os.path.lexists(name):
+        return "absent"
+    found = _read_regular(name, len(data) + 1)
+    if found is None:
+        return "foreign"
+    if len(found) == len(data) and hashlib.sha256(found).hexdigest() == digest:
+        return "verified"
+    return "torn" if len(found) < len(data) and data.startswith(found) else "foreign"
+
+
+def _save_backup(path: str, folder: str, data: bytes) -> str:
+    """A complete, verified copy of ``data`` beside the ledger, written atomically; returns its path.
+
+    An existing backup of the same bytes is reused only when it verifies (size and SHA-256); one left
+    cut short by an earlier repair is replaced; a file of other content under that name is kept and
+    the next free name is used.
+    """
+    digest = hashlib.sha256(data).hexdigest()
+    for number in range(1, 101):
+        name = f"{path}.repair-{digest[:16]}" + (".bak" if number == 1 else f"-{number}.bak")
+        state = _backup_state(name, data, digest)
+        if state == "verified":
+            return name
+        if state == "foreign":
+            continue
+        temp = _write_temp(folder, data, mode=0o600)
+        try:
+            os.replace(temp, name)
+        except BaseException:
             _discard(temp)
+            raise
+        fsync_folder(folder)
+        if _backup_state(name, data, digest) != "verified":
+            raise EvalsiteError("the ledger backup did not verify after writing it; the ledger was not changed")
+        return name
+    raise EvalsiteError("no free name for the ledger backup (100 foreign files in the way); the ledger was not changed")
+
+
+def _read_for_repair(path: str) -> tuple[bytes, int]:
+    fd = open_regular(path)
+    if isinstance(fd, Refusal):
+        raise EvalsiteError(f"could not read ledger ({fd.reason})")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            info = os.fstat(handle.fileno())
+            if info.st_size > LEDGER_SIZE_CAP:
+                raise EvalsiteError(f"could not read ledger (larger than the {size_text(LEDGER_SIZE_CAP)} limit)")
+            return handle.read(), stat.S_IMODE(info.st_mode)
+        except OSError as exc:
+            raise EvalsiteError(f"could not read ledger ({_reason(exc)})") from exc
 
 
 def repair_ledger(ledger_path: str | os.PathLike[str], *, dry_run: bool = False) -> RepairReport:
-    """Fix a torn tail (and glued lines) after saving a backup; see the module docstring."""
-    path = os.fspath(ledger_path)
-    if not os.path.exists(path):
+    """Fix a torn tail (and glued lines) after saving a backup; see the module docstring.
+
+    A ledger reached through a symbolic link is repaired where it lives (the link stays); the
+    backup and the replacement are written next to it.  The repaired ledger keeps the original's
+    permission bits.  Any failure before the final rename leaves the ledger as it was.
+    """
+    path = resolve_ledger(ledger_path)
+    if not _refuse_non_regular(path):
         return RepairReport((), None, 0, 0, dry_run)
-    folder = _ensure_folder(path)
+    folder = os.path.dirname(path)
     with LedgerLock(path, exclusive=True):
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise EvalsiteError(f"could not read ledger ({exc.__class__.__name__})") from exc
+        data, mode = _read_for_repair(path)
         repaired, actions, before, after = _plan_repair(data)
         if not actions or dry_run:
             return RepairReport(tuple(actions), None, before, after, dry_run)
-        backup = f"{path}.repair-{hashlib.sha256(data).hexdigest()[:16]}.bak"
-        if not os.path.exists(backup):
-            _write_private(backup, data, exclusive=True)
-        handle_fd, temp = tempfile.mkstemp(dir=folder, prefix=".evalsite-ledger-", suffix=".tmp")
-        os.close(handle_fd)
-        _replace_with(temp, path, repaired)
+        try:
+            backup = _save_backup(path, folder, data)
+        except OSError as exc:
+            raise EvalsiteError(
+                f"could not write the ledger backup ({_reason(exc)}); the ledger was not changed"
+            ) from exc
+        try:
+            temp = _write_temp(folder, repaired, mode=mode)
+            try:
+                os.replace(temp, path)
+            except BaseException:
+                _discard(temp)
+                raise
+        except OSError as exc:
+            raise EvalsiteError(
+                f"could not write the repaired ledger ({_reason(exc)}); the ledger was not changed "
+                f"(its backup is {os.path.basename(backup)})"
+            ) from exc
         fsync_folder(folder)
         remove_index(path, quiet=True)
         return RepairReport(tuple(actions), backup, before, after, dry_run)

@@ -27,6 +27,7 @@ import contextlib
 import hashlib
 import os
 import sqlite3
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -124,11 +125,26 @@ def _state_from(row: tuple[Any, ...] | None) -> IndexState | None:
 
 
 def _create_private(path: str) -> None:
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    """Create the cache file (0600); O_EXCL, so a link or file planted under its name is never used."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     try:
         os.fchmod(fd, 0o600)
     finally:
         os.close(fd)
+
+
+def _side_files_regular(db: str) -> bool:
+    """True when the cache and SQLite's side files are each missing or a regular file (never a link)."""
+    for suffix in _SIDE_FILES:
+        try:
+            info = os.lstat(db + suffix)
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return False
+        if not stat.S_ISREG(info.st_mode):
+            return False
+    return True
 
 
 def _connect(path: str) -> sqlite3.Connection:
@@ -206,8 +222,8 @@ class LedgerIndex:
     @staticmethod
     def _open_existing(path: str) -> tuple[sqlite3.Connection | None, IndexState | None]:
         db = index_path_for(path)
-        if not os.path.exists(db):
-            return None, None
+        if not os.path.lexists(db) or not _side_files_regular(db):
+            return None, None  # rebuilt: a planted link is removed (never written through)
         try:
             conn = _connect(db)
         except sqlite3.Error:
