@@ -1,0 +1,247 @@
+"""The leaderboard from its systems: pairwise paired tests, corrections, baseline verdicts, tiers.
+
+Every pair of systems is aligned with the comparison's strict aligner on the keys
+both have; its paired statistics are the comparison's (task-clustered difference
+in pass@1, exact sign-flip test over tasks, ``generator.analyze.stats.paired``).
+Two families are corrected separately with the leaderboard's correction: the
+systems against the baseline (m - 1 tests), and all m (m - 1) / 2 pairs (the
+tiers).  A difference is called only when the adjusted sign-flip p-value is below
+alpha *and* the task-clustered (1 - alpha) interval excludes zero: the comparison
+pages' two-condition rule, so the leaderboard never calls a difference the
+comparison page of the same pair would not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+
+from generator.analyze.comparison.alignment import align
+from generator.analyze.leaderboard.multiplicity import CORRECTION_NAMES, adjust
+from generator.analyze.leaderboard.systems import expected_keys
+from generator.analyze.leaderboard.tiers import greedy_tiers, pareto_frontier
+from generator.analyze.stats.paired import clustered_difference, pair_outcomes, sign_flip_test
+from generator.analyze.stats.power import minimum_detectable_effect, tasks_needed_for
+from generator.model.leaderboard import (
+    BaselineComparison,
+    Correction,
+    LeaderboardInputs,
+    LeaderboardResult,
+    PairComparison,
+    SystemResult,
+)
+from generator.model.runs import Experiment, Key
+from generator.model.stats import BETTER, NOT_DISTINGUISHABLE, WORSE, Interval, PairedCounts, PowerAnalysis
+
+__all__ = ["assemble", "rank", "simultaneous_confidence"]
+
+
+def rank(systems: Sequence[SystemResult]) -> list[SystemResult]:
+    """Best task-macro pass@1 first; undefined last; ties by label."""
+    return sorted(systems, key=lambda s: (s.pass_at_1 is None, -(s.pass_at_1 or 0.0), s.label))
+
+
+def _as_baseline(experiment: Experiment) -> Experiment:
+    records = tuple(dataclasses.replace(record, side="baseline") for record in experiment.records)
+    return dataclasses.replace(experiment, side="baseline", records=records)
+
+
+def _counts(
+    a: Experiment, b: Experiment, common: frozenset[Key]
+) -> tuple[PairedCounts, Counter[str], list[tuple[str, int, int, int]]]:
+    alignment = align(
+        a.records,
+        b.records,
+        candidate_expected=expected_keys(a),
+        baseline_expected=expected_keys(b),
+    )
+    results: dict[str, tuple[list[bool], list[bool]]] = {}
+    for pair in alignment.pairs:
+        if pair.key in common:
+            left, right = results.setdefault(pair.task, ([], []))
+            left.append(pair.candidate.passed)
+            right.append(pair.baseline.passed)
+    counts = pair_outcomes({t: v[0] for t, v in results.items()}, {t: v[1] for t, v in results.items()})
+    per_task = [(t, len(v[0]), sum(v[0]), sum(v[1])) for t, v in sorted(results.items())]
+    return counts, Counter(issue.reason for issue in alignment.issues), per_task
+
+
+def simultaneous_confidence(alpha: float, family: int, correction: Correction, rejections: int) -> float:
+    """Confidence of each interval so the family has the stated coverage.
+
+    holm: Bonferroni, 1 - alpha / m (simultaneous coverage >= 1 - alpha); bh: the
+    Benjamini-Yekutieli false-coverage-rate interval, 1 - R alpha / m for R
+    rejections (1 - alpha / m when R = 0); none: 1 - alpha (no adjustment).
+    """
+    m = max(1, family)
+    if correction == "holm":
+        return 1.0 - alpha / m
+    if correction == "bh":
+        return 1.0 - max(1, rejections) * alpha / m
+    return 1.0 - alpha
+
+
+def _called(p_adjusted: float, interval: Interval, alpha: float) -> str:
+    if p_adjusted < alpha and interval.lower is not None and interval.lower > 0:
+        return BETTER
+    if p_adjusted < alpha and interval.upper is not None and interval.upper < 0:
+        return WORSE
+    return NOT_DISTINGUISHABLE
+
+
+def assemble(
+    inputs: LeaderboardInputs,
+    systems: Sequence[SystemResult],
+    experiments: Mapping[str, Experiment],
+    common: frozenset[Key],
+) -> LeaderboardResult:
+    """Rank the systems, test every pair, correct, call the baseline comparisons, tier and frontier."""
+    alpha, correction = inputs.alpha, inputs.correction
+    confidence = 1.0 - alpha
+    ranked = rank(systems)
+    labels = [s.label for s in ranked]
+    baselines = {label: _as_baseline(experiments[label]) for label in labels}
+    raw: list[tuple[str, str, PairedCounts, Counter[str], list[tuple[str, int, int, int]]]] = []
+    for i, a in enumerate(labels):
+        for b in labels[i + 1 :]:
+            raw.append((a, b, *_counts(experiments[a], baselines[b], common)))
+    tests = [(clustered_difference(c, confidence), sign_flip_test(c)) for _a, _b, c, _i, _t in raw]
+    adjusted = adjust([flip.p_value for _d, flip in tests], correction)
+    pairs = tuple(
+        PairComparison(
+            a=a,
+            b=b,
+            pairs=counts.pairs,
+            tasks=difference.tasks,
+            issue_counts=dict(sorted(issues.items())),
+            per_task=tuple(per_task),
+            difference=difference,
+            sign_flip=flip,
+            p_adjusted=p_adj,
+            distinguishable=_called(p_adj, difference.interval, alpha) != NOT_DISTINGUISHABLE,
+        )
+        for (a, b, counts, issues, per_task), (difference, flip), p_adj in zip(raw, tests, adjusted, strict=True)
+    )
+    by_pair = {(p.a, p.b): p for p in pairs}
+    tiers = greedy_tiers(labels, lambda leader, other: by_pair[(leader, other)].distinguishable)
+    tier_of = {label: index + 1 for index, tier in enumerate(tiers) for label in tier}
+    ranked = [dataclasses.replace(s, rank=i + 1, tier=tier_of[s.label]) for i, s in enumerate(ranked)]
+    cache = {(a, b): (counts, issues, per_task) for a, b, counts, issues, per_task in raw}
+    against = _against_baseline(inputs, labels, cache) if inputs.baseline else ()
+    field, frontier = _frontier(ranked)
+    return LeaderboardResult(
+        inputs=inputs,
+        ks=inputs.ks,
+        alpha=alpha,
+        correction=correction,
+        tasks=tuple(sorted({task for task, _rep in common})),
+        expected_keys=len(common),
+        systems=tuple(ranked),
+        baseline=inputs.baseline,
+        against_baseline=against,
+        pairs=pairs,
+        tiers=tiers,
+        frontier_field=field,
+        frontier=frontier,
+    )
+
+
+_Counted = tuple[PairedCounts, Counter[str], list[tuple[str, int, int, int]]]
+
+
+def _oriented(cache: Mapping[tuple[str, str], _Counted], a: str, b: str) -> _Counted:
+    """The pair (a, b) from the all-pairs alignment, swapped when it was aligned as (b, a)."""
+    if (a, b) in cache:
+        return cache[(a, b)]
+    counts, issues, per_task = cache[(b, a)]
+    swapped = PairedCounts(counts.tasks, counts.reps, counts.losses, counts.wins, counts.both_pass)
+    return swapped, issues, [(t, n, y, x) for t, n, x, y in per_task]
+
+
+def _against_baseline(
+    inputs: LeaderboardInputs, labels: Sequence[str], cache: Mapping[tuple[str, str], _Counted]
+) -> tuple[BaselineComparison, ...]:
+    alpha, correction, base = inputs.alpha, inputs.correction, inputs.baseline
+    assert base is not None
+    others = [label for label in labels if label != base]
+    counted = [_oriented(cache, label, base) for label in others]
+    differences = [clustered_difference(c, 1.0 - alpha) for c, _i, _t in counted]
+    flips = [sign_flip_test(c) for c, _i, _t in counted]
+    adjusted = adjust([f.p_value for f in flips], correction)
+    rejections = sum(1 for p in adjusted if p < alpha)
+    level = simultaneous_confidence(alpha, len(others), correction, rejections)
+    name = CORRECTION_NAMES[correction]
+    out = []
+    for label, (counts, issues, per_task), difference, flip, p_adj in zip(
+        others, counted, differences, flips, adjusted, strict=True
+    ):
+        simultaneous = clustered_difference(counts, level).interval
+        simultaneous = dataclasses.replace(
+            simultaneous,
+            method=f"task-clustered t interval at {level:.4g} per comparison "
+            + {
+                "holm": f"(Bonferroni over {len(others)}: simultaneous coverage >= {1 - alpha:.0%})",
+                "bh": f"(Benjamini-Yekutieli false-coverage-rate interval, {rejections} of {len(others)} selected)",
+                "none": "(no multiplicity adjustment: not simultaneous)",
+            }[correction],
+        )
+        power = minimum_detectable_effect(counts, alpha=alpha) if counts.pairs else None
+        outcome = _called(p_adj, difference.interval, alpha)
+        sentence = _sentence(outcome, label, base, difference.estimate, p_adj, name, alpha, power)
+        pair = PairComparison(
+            label,
+            base,
+            counts.pairs,
+            difference.tasks,
+            dict(sorted(issues.items())),
+            tuple(per_task),
+            difference,
+            flip,
+            p_adj,
+            outcome != NOT_DISTINGUISHABLE,
+        )
+        out.append(BaselineComparison(label, pair, p_adj, simultaneous, power, outcome, sentence))
+    return tuple(out)
+
+
+def _sentence(
+    outcome: str,
+    label: str,
+    base: str,
+    estimate: float | None,
+    p_adj: float,
+    correction: str,
+    alpha: float,
+    power: PowerAnalysis | None,
+) -> str:
+    if estimate is None:
+        return f"{label} was not compared with {base}: no strictly matched pair"
+    shown = f"{100 * estimate:+.1f} points, adjusted p = {p_adj:.3g} ({correction})"
+    if outcome == BETTER:
+        return f"{label} is better than {base} ({shown})"
+    if outcome == WORSE:
+        return f"{label} is worse than {base} ({shown})"
+    sentence = f"{label} is not distinguishable from {base} at alpha {alpha:g} after correction ({shown})"
+    if power is not None and abs(estimate) >= 0.005:
+        needed = tasks_needed_for(power, abs(estimate))
+        if needed is not None:
+            sentence += f"; about {needed:,} tasks would be needed to detect {100 * abs(estimate):.1f} points"
+    return sentence
+
+
+def _frontier(ranked: Sequence[SystemResult]) -> tuple[str | None, tuple[str, ...]]:
+    """Cost when two or more systems have it, else duration; the Pareto frontier against pass@1."""
+    getters: tuple[tuple[str, Callable[[SystemResult], float | None]], ...] = (
+        ("total_cost_usd", lambda s: s.cost.mean),
+        ("duration_seconds", lambda s: s.duration.mean),
+    )
+    for field, get in getters:
+        points: dict[str, tuple[float, float]] = {}
+        for s in ranked:
+            value, score = get(s), s.pass_at_1
+            if value is not None and score is not None:
+                points[s.label] = (value, score)
+        if len(points) >= 2:
+            return field, pareto_frontier(points)
+    return None, ()

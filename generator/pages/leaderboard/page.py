@@ -1,0 +1,567 @@
+"""Leaderboard page models from a :class:`~generator.model.leaderboard.LeaderboardResult`.
+
+Select and format only: every number was computed by the leaderboard pipeline.
+Each system's per-task evidence is one system page (built once); the board and
+every pair page link to it; pair pages are light (facts and a per-task table).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from generator.model.leaderboard import (
+    CORRECTION_NAMES,
+    TIER_RULE,
+    LeaderboardResult,
+    PairComparison,
+    SystemResult,
+    SystemRun,
+)
+from generator.pages import format as fmt
+from generator.pages.leaderboard.common import (
+    _diff_interval,
+    _pct,
+    _pct_interval,
+    _points,
+    leaderboard_error,
+    leaderboard_url,
+    pair_url,
+    system_url,
+)
+from generator.pages.leaderboard.models import (
+    HeatmapChart,
+    LeaderboardBundle,
+    LeaderboardPage,
+    LeaderboardPages,
+    PairPage,
+    ScatterChart,
+    SystemPage,
+)
+from generator.pages.models import (
+    Cell,
+    Column,
+    Headline,
+    InputDigest,
+    Link,
+    Notice,
+    PageMeta,
+    Row,
+    SiteInfo,
+    Table,
+)
+from generator.pages.urls import index_url, rel
+
+__all__ = ["build_leaderboard_pages", "leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
+
+
+class _Builder:
+    def __init__(
+        self,
+        board_id: str,
+        title: str,
+        result: LeaderboardResult,
+        document: Mapping[str, Any],
+        markdown: str,
+        inputs: Sequence[InputDigest],
+        site: SiteInfo,
+    ) -> None:
+        self.id, self.title, self.result, self.doc = board_id, title, result, document
+        self.markdown, self.inputs, self.site = markdown, tuple(inputs), site
+        self.url = leaderboard_url(board_id)
+        self.docs_by_label = {s["label"]: s for s in document["systems"]}
+
+    def pair_link(self, a: str, b: str) -> str:
+        """The one page of a pair, whichever order it is asked for in."""
+        pair = self.result.pair(a, b)
+        return pair_url(self.id, pair.a, pair.b)
+
+    def link(self, from_url: str, label: str) -> str:
+        return rel(from_url, system_url(self.id, label))
+
+    def meta(self, url: str, title: str, crumbs: Sequence[tuple[str, str]], downloads: Sequence[Link]) -> PageMeta:
+        return PageMeta(
+            url=url,
+            title=title,
+            site=self.site,
+            crumbs=tuple(Link(text, rel(url, target)) for text, target in crumbs),
+            inputs=self.inputs,
+            downloads=tuple(downloads),
+        )
+
+    # ------------------------------------------------------------------ the board
+
+    def ranking_table(self) -> Table:
+        r = self.result
+        columns = [Column("Rank", True), Column("Tier", True), Column("System"), Column("Treatment")]
+        columns += [Column("pass@1", True), Column("95% interval (t, over tasks)")]
+        columns += [Column(f"pass@{k}", True) for k in r.ks if k != 1]
+        columns += [Column(f"pass^{k}", True, "unbiased: C(c,k)/C(n,k)") for k in r.ks]
+        columns += [
+            Column("Run accuracy", True, "mean of per-run accuracies ± standard error (the benchmark's statistic)"),
+            Column("Coverage", True),
+            Column("Mean cost", True),
+            Column("Mean duration", True),
+        ]
+        rows = []
+        for s in r.systems:
+            by_k = {m.k: m for m in s.macro}
+            first = by_k.get(1)
+            ra = s.run_accuracy
+            shown = fmt.NA if ra.mean is None else f"{100 * ra.mean:.1f}%"
+            if ra.mean is not None and ra.stderr is not None:
+                shown += f" ± {100 * ra.stderr:.1f}"
+            cells = [
+                fmt.num_cell(s.rank),
+                fmt.num_cell(s.tier),
+                Cell(s.label, None, self.link(self.url, s.label)),
+                Cell(s.treatment),
+                _pct(s.pass_at_1),
+                Cell(_pct_interval(first.pass_at_k.interval) if first else fmt.NA),
+            ]
+            cells += [_pct(by_k[k].pass_at_k.estimate) for k in r.ks if k != 1]
+            cells += [_pct(by_k[k].pass_pow_k_unbiased.estimate) for k in r.ks]
+            cells += [
+                Cell(shown, fmt.sort_key(ra.mean), None, "num" if ra.mean is not None else "num na", ra.note),
+                fmt.num_cell(s.coverage, f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
+                fmt.num_cell(s.cost.mean, fmt.by_kind(s.cost.mean, "usd")),
+                fmt.num_cell(s.duration.mean, fmt.by_kind(s.duration.mean, "seconds")),
+            ]
+            rows.append(Row(tuple(cells), "muted" if s.label == r.baseline else ""))
+        return Table(
+            "ranking",
+            "Systems by task-macro pass@1 (aligned runs only; N/A = undefined, never 0)",
+            tuple(columns),
+            tuple(rows),
+        )
+
+    def baseline_table(self) -> tuple[Table | None, tuple[Notice, ...]]:
+        r = self.result
+        if not r.baseline:
+            return None, ()
+        rows = []
+        verdicts = []
+        for b in r.against_baseline:
+            kind = {"candidate better": "better", "candidate worse": "worse"}.get(b.outcome, "")
+            rows.append(
+                Row(
+                    (
+                        Cell(b.label, None, self.link(self.url, b.label)),
+                        fmt.num_cell(b.pair.pairs),
+                        fmt.num_cell(b.pair.tasks),
+                        fmt.num_cell(b.pair.difference.estimate, _points(b.pair.difference.estimate)),
+                        Cell(_diff_interval(b.pair.difference.interval)),
+                        Cell(_diff_interval(b.simultaneous), None, None, "", b.simultaneous.method),
+                        fmt.num_cell(b.pair.sign_flip.p_value, fmt.p_value(b.pair.sign_flip.p_value)),
+                        fmt.num_cell(b.p_adjusted, fmt.p_value(b.p_adjusted)),
+                        fmt.num_cell(self.result.system(b.label).tier),
+                        Cell(
+                            {"better": "better", "worse": "worse"}.get(kind, "not distinguishable"),
+                            None,
+                            rel(self.url, self.pair_link(b.label, b.pair.b)),
+                            {"better": "pass", "worse": "fail"}.get(kind, ""),
+                        ),
+                    )
+                )
+            )
+            verdicts.append(Notice("info", b.sentence))
+        table = Table(
+            "against-baseline",
+            f"Each system minus the baseline {r.baseline} (pass@1 points, over the keys both have)",
+            (
+                Column("System"),
+                Column("Pairs (n)", True),
+                Column("Tasks", True),
+                Column("Difference", True),
+                Column(f"{1 - r.alpha:.0%} interval (task-clustered)"),
+                Column("Simultaneous interval", help="covers every comparison at once (see the method on hover)"),
+                Column("p (sign-flip, exact)", True),
+                Column(f"p adjusted ({r.correction})", True),
+                Column("Tier", True),
+                Column("Verdict"),
+            ),
+            tuple(rows),
+        )
+        return table, tuple(verdicts)
+
+    def matrix(self) -> tuple[Table, HeatmapChart]:
+        labels = [s.label for s in self.result.systems]
+        values, hover, links, rows = [], [], [], []
+        for a in labels:
+            v_row: list[float | None] = []
+            h_row, l_row = [], []
+            cells = [Cell(a, None, self.link(self.url, a))]
+            for b in labels:
+                if a == b:
+                    v_row.append(None)
+                    h_row.append(a)
+                    l_row.append("")
+                    cells.append(Cell("—", "", None, "na"))
+                    continue
+                p = self.result.pair(a, b)
+                sign = 1 if p.a == a else -1
+                d = None if p.difference.estimate is None else sign * p.difference.estimate
+                href = rel(self.url, pair_url(self.id, p.a, p.b))
+                called = "distinguishable" if p.distinguishable else "not distinguishable"
+                v_row.append(None if d is None else round(100 * d, 2))
+                h_row.append(
+                    f"{a} − {b}: {_points(d)} points, n = {p.pairs}, "
+                    f"adjusted p = {fmt.p_value(p.p_adjusted)} ({called})"
+                )
+                l_row.append(href)
+                text = f"{_points(d)}{' *' if p.distinguishable else ''} (n={p.pairs})"
+                cells.append(Cell(text, fmt.sort_key(d), href, "num" + (" diff" if p.distinguishable else "")))
+            values.append(tuple(v_row))
+            hover.append(tuple(h_row))
+            links.append(tuple(l_row))
+            rows.append(Row(tuple(cells)))
+        table = Table(
+            "pairwise",
+            "Row minus column in pass@1 points (n = strictly matched pairs); * = distinguishable after correction",
+            (Column("System"), *(Column(label, True) for label in labels)),
+            tuple(rows),
+            sortable=False,
+        )
+        chart = HeatmapChart(
+            "pairwise-chart",
+            "Pairwise paired differences",
+            "Row minus column, pass@1 percentage points; click a cell for that pair's view.",
+            tuple(labels),
+            tuple(values),
+            tuple(hover),
+            tuple(links),
+        )
+        return table, chart
+
+    def frontier(self) -> tuple[ScatterChart | None, str]:
+        r = self.result
+        if r.frontier_field is None:
+            return None, "No cost or duration chart: fewer than two systems have re-derived telemetry."
+        cost = r.frontier_field == "total_cost_usd"
+        points = [
+            (s.label, s.cost.mean if cost else s.duration.mean, s.pass_at_1)
+            for s in r.systems
+            if (s.cost.mean if cost else s.duration.mean) is not None and s.pass_at_1 is not None
+        ]
+        what = "Mean cost per run (USD)" if cost else "Mean duration per run (seconds)"
+        chart = ScatterChart(
+            "frontier-chart",
+            ("Cost" if cost else "Duration") + " versus pass@1",
+            "Each system's mean over its aligned runs with telemetry; the line joins the Pareto frontier "
+            "(no other system is both cheaper and better).",
+            what,
+            tuple(p[0] for p in points),
+            tuple(float(p[1] or 0.0) for p in points),
+            tuple(float(p[2] or 0.0) for p in points),
+            r.frontier,
+        )
+        return chart, "Pareto frontier: " + ", ".join(r.frontier) + "."
+
+    def coverage_table(self) -> Table:
+        rows = []
+        for s in self.result.systems:
+            counts = Counter(i.reason for i in s.issues)
+            rows.append(
+                Row(
+                    (
+                        Cell(s.label, None, self.link(self.url, s.label)),
+                        Cell(s.experiment),
+                        Cell(s.format),
+                        fmt.num_cell(s.reports),
+                        fmt.num_cell(s.coverage, f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
+                        Cell(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) or "none"),
+                        fmt.num_cell(len(s.skipped)),
+                    ),
+                    "mismatch" if s.aligned_keys < s.expected_keys else "",
+                )
+            )
+        return Table(
+            "coverage",
+            "Coverage: aligned keys / the common expected keys (the union of every system's expected keys)",
+            (
+                Column("System"),
+                Column("Experiment"),
+                Column("Format"),
+                Column("Reports", True),
+                Column("Coverage", True),
+                Column("Issues"),
+                Column("Skipped reports", True),
+            ),
+            tuple(rows),
+        )
+
+    def issues_table(self, systems: Sequence[SystemResult], anchor: str) -> Table:
+        rows = [
+            Row((Cell(s.label), Cell(i.task), fmt.num_cell(i.rep), Cell(i.reason, None, None, "mono"), Cell(i.detail)))
+            for s in systems
+            for i in s.issues
+        ]
+        return Table(
+            anchor,
+            "Alignment issues (keys that did not verify; never counted)",
+            (Column("System"), Column("Task"), Column("Rep", True), Column("Reason"), Column("Detail")),
+            tuple(rows),
+            filterable=len(rows) > 10,
+        )
+
+    def board(self) -> LeaderboardBundle:
+        r = self.result
+        baseline_table, verdicts = self.baseline_table()
+        matrix_table, matrix_chart = self.matrix()
+        frontier_chart, frontier_note = self.frontier()
+        facts = (
+            ("Systems", str(len(r.systems))),
+            ("Tasks", f"{len(r.tasks):,}"),
+            ("Expected task/rep keys", f"{r.expected_keys:,}"),
+            ("Baseline", r.baseline or "none"),
+            ("alpha", f"{r.alpha:g}"),
+            ("Correction", CORRECTION_NAMES[r.correction]),
+            ("Tiers", str(len(r.tiers))),
+        )
+        page = LeaderboardPage(
+            meta=self.meta(
+                self.url,
+                self.title,
+                (("Home", index_url()),),
+                (Link("data.json", "data.json"), Link("report.md", "report.md")),
+            ),
+            leaderboard_id=self.id,
+            facts=facts,
+            ranking_table=self.ranking_table(),
+            tier_rule=TIER_RULE,
+            tiers=tuple((f"Tier {i}", ", ".join(t)) for i, t in enumerate(r.tiers, 1)),
+            baseline_table=baseline_table,
+            verdicts=verdicts,
+            matrix_table=matrix_table,
+            matrix_chart=matrix_chart,
+            frontier_chart=frontier_chart,
+            frontier_note=frontier_note,
+            coverage_table=self.coverage_table(),
+            issues_table=self.issues_table(r.systems, "issues"),
+        )
+        return LeaderboardBundle(page, self.doc, (("report.md", self.markdown),))
+
+    # ------------------------------------------------------------------ systems and pairs
+
+    def system(self, s: SystemResult) -> LeaderboardBundle:
+        url = system_url(self.id, s.label)
+        tasks = Table(
+            "tasks",
+            "Per-task outcomes over aligned runs",
+            (Column("Task"), Column("Aligned reps"), Column("Passes", True), Column("pass@1", True)),
+            tuple(
+                Row(
+                    (
+                        Cell(t),
+                        Cell(", ".join(str(x) for x in s.reps[t])),
+                        fmt.num_cell(sum(s.outcomes[t])),
+                        _pct(sum(s.outcomes[t]) / len(s.outcomes[t])),
+                    )
+                )
+                for t in sorted(s.outcomes)
+            ),
+            filterable=len(s.outcomes) > 10,
+        )
+        runs, constant = self.runs_table(s)
+        skipped = Table(
+            "skipped",
+            "Skipped report files",
+            (Column("File"), Column("Reason")),
+            tuple(Row((Cell(f, None, None, "mono"), Cell(reason))) for f, reason in s.skipped),
+        )
+        ra = s.run_accuracy
+        facts = (
+            ("Treatment", s.treatment),
+            ("Experiment", s.experiment),
+            ("Format", s.format),
+            ("Rank / tier", f"{s.rank} / {s.tier}"),
+            ("pass@1", fmt.pct(s.pass_at_1)),
+            ("Coverage", f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
+            (
+                "Run accuracy",
+                fmt.NA
+                if ra.mean is None
+                else f"{100 * ra.mean:.1f}%"
+                + (f" ± {100 * ra.stderr:.1f}" if ra.stderr is not None else "")
+                + f" over {ra.runs} run(s)",
+            ),
+            ("Reports", f"{s.reports:,}"),
+            *constant,
+        )
+        page = SystemPage(
+            meta=self.meta(
+                url, s.label, (("Home", index_url()), (self.title, self.url)), (Link("data.json", "data.json"),)
+            ),
+            facts=facts,
+            tasks_table=tasks,
+            runs_table=runs,
+            issues_table=self.issues_table((s,), "issues"),
+            skipped_table=skipped,
+        )
+        return LeaderboardBundle(page, {"schema": "evalsite.leaderboard.system.v1", **self.docs_by_label[s.label]})
+
+    def runs_table(self, s: SystemResult) -> tuple[Table, tuple[tuple[str, str], ...]]:
+        """Every run; a column whose value is the same for every run is stated once, as a fact."""
+        columns: list[tuple[Column, Callable[[SystemRun], Cell]]] = [
+            (Column("Task"), lambda run: Cell(run.task)),
+            (Column("Rep", True), lambda run: fmt.num_cell(run.rep)),
+            (Column("Result"), lambda run: fmt.bool_cell(run.passed)),
+            (Column("Failed checks"), lambda run: Cell(", ".join(run.checks_failed) or "—")),
+            (
+                Column("Aligned"),
+                lambda run: Cell("yes" if run.aligned else "no", None, None, "" if run.aligned else "warn"),
+            ),
+        ]
+        constant: list[tuple[str, str]] = []
+        optional: list[tuple[str, Column, Callable[[SystemRun], object], Callable[[SystemRun], Cell]]] = [
+            ("Quality", Column("Quality"), lambda run: run.quality, lambda run: Cell(run.quality)),
+            ("Manifest", Column("Manifest"), lambda run: run.manifest, lambda run: Cell(run.manifest)),
+            (
+                "Duration",
+                Column("Duration", True),
+                lambda run: run.duration_seconds,
+                lambda run: fmt.num_cell(run.duration_seconds, fmt.seconds(run.duration_seconds)),
+            ),
+            (
+                "Cost",
+                Column("Cost", True),
+                lambda run: run.cost_usd,
+                lambda run: fmt.num_cell(run.cost_usd, fmt.by_kind(run.cost_usd, "usd")),
+            ),
+        ]
+        for name, column, value, cell in optional:
+            values = {value(run) for run in s.runs}
+            if len(values) == 1:
+                only = next(iter(values))
+                constant.append((f"{name} (every run)", fmt.NA if only is None else str(only)))
+            else:
+                columns.append((column, cell))
+        columns.append((Column("Report file"), lambda run: Cell(run.file, None, None, "mono")))
+        table = Table(
+            "runs",
+            "Every report of the treatment (aligned or not)",
+            tuple(column for column, _cell in columns),
+            tuple(Row(tuple(cell(run) for _c, cell in columns), "" if run.aligned else "muted") for run in s.runs),
+            filterable=len(s.runs) > 10,
+        )
+        return table, tuple(constant)
+
+    def pair(self, p: PairComparison) -> LeaderboardBundle:
+        url = pair_url(self.id, p.a, p.b)
+        title = f"{p.a} vs {p.b}"
+        rows = tuple(
+            Row(
+                (
+                    Cell(task),
+                    fmt.num_cell(n),
+                    fmt.num_cell(x),
+                    fmt.num_cell(y),
+                    fmt.num_cell((x - y) / n, _points((x - y) / n)),
+                ),
+                "mismatch" if x != y else "",
+            )
+            for task, n, x, y in p.per_task
+            if x != y
+        )
+        ties = len(p.per_task) - len(rows)
+        tasks = Table(
+            "tasks",
+            f"Tasks where the two differ ({p.a} minus {p.b}, strictly matched pairs); "
+            f"{ties:,} task{'s' if ties != 1 else ''} with equal passes are not listed (see data.json)",
+            (
+                Column("Task"),
+                Column("Pairs", True),
+                Column(f"{p.a} passes", True),
+                Column(f"{p.b} passes", True),
+                Column("Difference", True),
+            ),
+            rows,
+            filterable=len(rows) > 10,
+        )
+        issues = Table(
+            "pair-issues",
+            "Keys this pair could not compare, by reason",
+            (Column("Reason"), Column("Keys", True)),
+            tuple(Row((Cell(k, None, None, "mono"), fmt.num_cell(v))) for k, v in p.issue_counts.items()),
+        )
+        d = p.difference
+        facts = (
+            ("Strictly matched pairs (n)", f"{p.pairs:,}"),
+            ("Tasks", f"{p.tasks:,}"),
+            ("Difference in pass@1", _points(d.estimate) + " points"),
+            (f"{d.interval.confidence:.0%} interval (task-clustered)", _diff_interval(d.interval)),
+            ("p (sign-flip, exact)", fmt.p_value(p.sign_flip.p_value)),
+            (f"p adjusted ({self.result.correction}, all pairs)", fmt.p_value(p.p_adjusted)),
+        )
+        verdict = (
+            f"{p.a} and {p.b} are distinguishable at alpha {self.result.alpha:g} after correction."
+            if p.distinguishable
+            else f"{p.a} and {p.b} cannot be told apart at alpha {self.result.alpha:g} after correction"
+            + (" (no strictly matched pair)." if p.pairs == 0 else ".")
+        )
+        page = PairPage(
+            meta=self.meta(
+                url, title, (("Home", index_url()), (self.title, self.url)), (Link("data.json", "data.json"),)
+            ),
+            facts=facts,
+            systems=(Link(p.a, self.link(url, p.a)), Link(p.b, self.link(url, p.b))),
+            verdict=verdict,
+            tasks_table=tasks,
+            issues_table=issues,
+        )
+        data = next(item for item in self.doc["pairs"] if item["a"] == p.a and item["b"] == p.b)
+        return LeaderboardBundle(page, {"schema": "evalsite.leaderboard.pair.v1", **data})
+
+    def headline(self) -> Headline:
+        r = self.result
+        by_label = {b.label: b for b in r.against_baseline}
+        rows = []
+        for s in r.systems:
+            b = by_label.get(s.label)
+            vs = (
+                "baseline"
+                if s.label == r.baseline
+                else (
+                    {"candidate better": "better", "candidate worse": "worse"}.get(b.outcome, "not distinguishable")
+                    if b is not None
+                    else "—"
+                )
+            )
+            rows.append(Row((fmt.num_cell(s.rank), fmt.num_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
+        table = Table(
+            f"headline-{self.id}",
+            "Systems by task-macro pass@1",
+            (
+                Column("Rank", True),
+                Column("Tier", True),
+                Column("System"),
+                Column("pass@1", True),
+                Column("vs baseline"),
+            ),
+            tuple(rows),
+            sortable=False,
+        )
+        summary = (
+            f"{len(r.systems)} systems on {len(r.tasks):,} tasks",
+            f"{len(r.tiers)} tier{'s' if len(r.tiers) != 1 else ''} at alpha {r.alpha:g} ({r.correction})",
+            f"baseline {r.baseline}" if r.baseline else "no baseline",
+        )
+        return Headline("leaderboard", self.id, self.title, self.url, True, None, summary, table)
+
+
+def build_leaderboard_pages(
+    board_id: str,
+    title: str,
+    result: LeaderboardResult,
+    document: Mapping[str, Any],
+    markdown: str,
+    inputs: Sequence[InputDigest],
+    site: SiteInfo,
+) -> LeaderboardPages:
+    """The board, one page per system, one light page per pair, and the index headline."""
+    builder = _Builder(board_id, title, result, document, markdown, inputs, site)
+    bundles = [builder.board()]
+    bundles += [builder.system(s) for s in result.systems]
+    bundles += [builder.pair(p) for p in result.pairs]
+    return LeaderboardPages(builder.headline(), tuple(bundles))

@@ -1,0 +1,145 @@
+"""The Markdown report of a leaderboard result (``evalsite leaderboard --format markdown``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from generator.model.leaderboard import CORRECTION_NAMES, TIER_RULE, LeaderboardResult, SystemResult
+from generator.pages import format as fmt
+
+__all__ = ["leaderboard_markdown"]
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return [_row(header), "| " + " | ".join("---" for _ in header) + " |", *(_row(r) for r in rows)]
+
+
+def _pct_interval(lower: float | None, upper: float | None) -> str:
+    if lower is None or upper is None:
+        return fmt.NA
+    return f"[{100 * lower:.1f}, {100 * upper:.1f}]"
+
+
+def _points(value: float | None) -> str:
+    return fmt.NA if value is None else f"{100 * value:+.1f}"
+
+
+def _run_accuracy(s: SystemResult) -> str:
+    ra = s.run_accuracy
+    if ra.mean is None:
+        return fmt.NA
+    return f"{100 * ra.mean:.1f}%" + (f" ± {100 * ra.stderr:.1f}" if ra.stderr is not None else "")
+
+
+def leaderboard_markdown(result: LeaderboardResult) -> str:
+    ks = result.ks
+    lines = [
+        "# Leaderboard",
+        "",
+        f"{len(result.systems)} systems on {len(result.tasks):,} tasks "
+        f"({result.expected_keys:,} expected task/rep keys); "
+        f"alpha {result.alpha:g}, correction: {CORRECTION_NAMES[result.correction]}"
+        + (f"; baseline: {result.baseline}." if result.baseline else "; no baseline."),
+        "",
+        "## Ranking",
+        "",
+        "Sorted by task-macro pass@1 with its 95% t interval over tasks. Run accuracy is the benchmark's own "
+        "statistic (mean of per-run accuracies ± standard error), shown only when every task has the same runs.",
+        "",
+    ]
+    header = ["Rank", "Tier", "System", "Treatment", "pass@1", "95% interval"]
+    header += [f"pass@{k}" for k in ks if k != 1] + [f"pass^{k}" for k in ks]
+    header += ["Run accuracy", "Coverage", "Mean cost", "Mean duration"]
+    rows = []
+    for s in result.systems:
+        by_k = {m.k: m for m in s.macro}
+        first = by_k.get(1)
+        row = [str(s.rank), str(s.tier), s.label, s.treatment, fmt.pct(s.pass_at_1)]
+        row.append(_pct_interval(first.pass_at_k.interval.lower, first.pass_at_k.interval.upper) if first else fmt.NA)
+        row += [fmt.pct(by_k[k].pass_at_k.estimate) for k in ks if k != 1]
+        row += [fmt.pct(by_k[k].pass_pow_k_unbiased.estimate) for k in ks]
+        row += [
+            _run_accuracy(s),
+            f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})",
+            fmt.by_kind(s.cost.mean, "usd"),
+            fmt.by_kind(s.duration.mean, "seconds"),
+        ]
+        rows.append(row)
+    lines += _table(header, rows) + ["", "## Tiers", "", TIER_RULE, ""]
+    for index, tier in enumerate(result.tiers, 1):
+        lines.append(f"- Tier {index}: {', '.join(tier)}")
+    lines.append("")
+    if result.baseline:
+        lines += ["## Against the baseline", "", f"Each system minus {result.baseline}, over the keys both have.", ""]
+        rows = [
+            [
+                b.label,
+                str(b.pair.pairs),
+                _points(b.pair.difference.estimate),
+                _pct_interval(b.pair.difference.interval.lower, b.pair.difference.interval.upper),
+                _pct_interval(b.simultaneous.lower, b.simultaneous.upper),
+                fmt.p_value_report(b.pair.sign_flip.p_value),
+                fmt.p_value_report(b.p_adjusted),
+                b.sentence,
+            ]
+            for b in result.against_baseline
+        ]
+        lines += _table(
+            [
+                "System",
+                "Pairs",
+                "Difference (points)",
+                "Interval",
+                "Simultaneous interval",
+                "p",
+                "p adjusted",
+                "Verdict",
+            ],
+            rows,
+        )
+        lines.append("")
+    lines += [
+        "## Pairwise differences",
+        "",
+        "Row minus column in pass@1 points (n pairs); * = distinguishable after correction.",
+        "",
+    ]
+    labels = [s.label for s in result.systems]
+    rows = []
+    for a in labels:
+        row = [a]
+        for b in labels:
+            if a == b:
+                row.append("—")
+                continue
+            p = result.pair(a, b)
+            sign = 1 if p.a == a else -1
+            d = p.difference.estimate
+            shown = fmt.NA if d is None else f"{100 * sign * d:+.1f}"
+            row.append(f"{shown}{'*' if p.distinguishable else ''} ({p.pairs})")
+        rows.append(row)
+    lines += _table(["System", *labels], rows) + ["", "## Coverage and issues", ""]
+    rows = [
+        [
+            s.label,
+            s.experiment,
+            str(s.reports),
+            f"{s.aligned_keys}/{s.expected_keys}",
+            ", ".join(f"{r}: {n}" for r, n in sorted(Counter(i.reason for i in s.issues).items())) or "none",
+            str(len(s.skipped)),
+        ]
+        for s in result.systems
+    ]
+    lines += _table(["System", "Experiment", "Reports", "Aligned keys", "Issues", "Skipped reports"], rows)
+    if result.frontier_field:
+        what = "mean cost" if result.frontier_field == "total_cost_usd" else "mean duration"
+        lines += ["", f"Pareto frontier ({what} vs pass@1): {', '.join(result.frontier)}"]
+    return "\n".join(lines) + "\n"

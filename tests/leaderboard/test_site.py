@@ -1,0 +1,47 @@
+"""The example site's leaderboard: its pages, the index section, and nothing else changed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+
+from generator.pipelines.build import build_site
+from generator.read.config import load_config, parse_config
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    config = load_config(REPO / "site-config.yaml")
+    assert config.leaderboards, "the example site has a leaderboard"
+    with_board = build_site(config, tmp_path / "with")
+    raw = yaml.safe_load((REPO / "site-config.yaml").read_text(encoding="utf-8"))
+    raw.pop("leaderboards")
+    build_site(parse_config(raw, REPO), tmp_path / "without")
+    a, b = _files(tmp_path / "with"), _files(tmp_path / "without")
+    board = config.leaderboards[0]
+    prefix = f"leaderboards/{board.id}/"
+    systems = len(board.systems)
+    pages = [name for name in a if name.startswith(prefix) and name.endswith("index.html")]
+    assert len(pages) == 1 + systems + systems * (systems - 1) // 2
+    assert with_board.pages == sum(1 for name in a if name.endswith("index.html"))
+    changed = {name for name in a.keys() & b.keys() if a[name] != b[name]}
+    assert changed <= {"index.html", "data.json", ".evalsite-site"}
+    assert set(a) - set(b) == {name for name in a if name.startswith(prefix)} | {"assets/leaderboard.js"}
+    doc = json.loads(a[prefix + "data.json"])
+    assert doc["schema"] == "evalsite.leaderboard.v1" and doc["baseline"] == board.baseline
+    index = a["index.html"].decode("utf-8")
+    assert 'id="leaderboards"' in index and f'href="{prefix}index.html"' in index
+    html = a[prefix + "index.html"].decode("utf-8")
+    for needed in ('id="ranking"', 'id="against-baseline"', 'id="pairwise"', "pairwise-chart-data", "Tier 1"):
+        assert needed in html
+    for name, data in a.items():
+        if name.startswith(prefix):
+            assert str(REPO).encode() not in data and b"/tmp/" not in data
