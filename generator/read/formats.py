@@ -1,0 +1,95 @@
+"""Which reader reads a side: ``load_side(format, ...)`` and ``run_telemetry(format, ...)``.
+
+``format`` is one of :data:`~generator.model.formats.FORMATS`, or ``auto``: the format is then
+detected from the path, and only when exactly one format fits (otherwise a one-line error names
+the candidates).  Every reader returns the same :class:`~generator.model.runs.Experiment`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from generator.model.common import Side
+from generator.model.errors import EvalsiteError
+from generator.model.formats import FORMATS, REPORTED, ImportOptions
+from generator.model.runs import Artifact, CaseManifest, Experiment, RunRecord
+from generator.read.comet.experiment import load_experiment, read_run_telemetry
+from generator.read.comet.telemetry import extract_telemetry
+from generator.read.harbor.job import is_harbor_job, load_harbor
+from generator.read.inspect.log import is_inspect_log, load_inspect
+from generator.read.safe_io import Refusal, read_contained
+from generator.read.swebench.run import is_swebench, load_swebench
+
+__all__ = ["AUTO", "MAX_AGENT_STDOUT_BYTES", "detect_format", "load_side", "run_telemetry"]
+
+AUTO = "auto"
+MAX_AGENT_STDOUT_BYTES = 64 * 1024 * 1024
+
+
+def _is_comet(path: Path) -> bool:
+    return path.is_dir() and (path / "reports").is_dir()
+
+
+def detect_format(path: Path) -> str:
+    """The one format ``path`` fits; an error when none or several fit."""
+    tests = {"comet": _is_comet, "inspect": is_inspect_log, "harbor": is_harbor_job, "swebench": is_swebench}
+    found = [name for name, test in tests.items() if test(path)]
+    if len(found) == 1:
+        return found[0]
+    what = "no known format" if not found else f"several formats ({', '.join(found)})"
+    raise EvalsiteError(f"{path.name!r} fits {what}: give its format ({', '.join(FORMATS)})")
+
+
+def load_side(
+    fmt: str,
+    side: Side,
+    path: Path,
+    treatment: str,
+    *,
+    options: ImportOptions,
+    manifest_for: Callable[[str], CaseManifest],
+) -> tuple[str, Experiment]:
+    """The side's format (as detected, for ``auto``) and its runs."""
+    if fmt == AUTO:
+        fmt = detect_format(path)
+    if fmt == "comet":
+        return fmt, load_experiment(side, path, treatment, manifest_for=manifest_for)
+    if fmt == "inspect":
+        return fmt, load_inspect(side, path, treatment, options)
+    if fmt == "harbor":
+        return fmt, load_harbor(side, path, treatment, options)
+    if fmt == "swebench":
+        return fmt, load_swebench(side, path, treatment, options)
+    raise EvalsiteError(f"unknown {side} format {fmt!r} (use one of: {', '.join(FORMATS)}, {AUTO})")
+
+
+def _from_agent_stdout(experiment: Experiment, relative: str, reported: dict[str, Any]) -> Artifact | None:
+    root = str(experiment.root)
+    path = os.path.normpath(os.path.join(root, relative))
+    data = read_contained(path, root, max_bytes=MAX_AGENT_STDOUT_BYTES, root_is_resolved=True)
+    if isinstance(data, Refusal):
+        return None
+    telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
+    if telemetry["subject_invocations"] == 0:
+        return None
+    telemetry["reported"] = reported
+    return Artifact("verified", None, telemetry)
+
+
+def run_telemetry(fmt: str, experiment: Experiment, record: RunRecord, *, rebase: bool) -> Artifact:
+    """One paired run's telemetry: re-derived from agent stdout where the format holds it, else as reported."""
+    if fmt == "comet":
+        return read_run_telemetry(experiment, record, rebase=rebase)
+    reported = record.report.get("reported_telemetry")
+    stdout = record.report.get("agent_stdout")
+    if isinstance(stdout, str) and isinstance(reported, dict):
+        derived = _from_agent_stdout(experiment, stdout, reported)
+        if derived is not None:
+            return derived
+    if isinstance(reported, dict):
+        source = str(reported.get("source") or "reported by the harness")
+        return Artifact(REPORTED, source, reported)
+    return Artifact("absent", f"{fmt} reports no telemetry", None)

@@ -1,0 +1,1 @@
+"""Harbor / Terminal-Bench 2 job folders as comparison runs: ``load_harbor``."""

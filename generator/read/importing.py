@@ -1,0 +1,118 @@
+"""What every importer (Inspect, Harbor, SWE-bench) shares: one run record, one rule each.
+
+An imported run becomes the same :class:`~generator.model.runs.RunRecord` a Comet report
+becomes.  Its ``report`` is a small normalised mapping (``passed``, ``checks_failed``, the
+format, the score it was decided by, and the telemetry the harness reported), so the pass rule
+(``passed`` true and no failed check) is the one the Comet path uses.  Errors are not failures:
+an errored or limit-stopped run is *excluded* with its reason (a ``quality-excluded`` issue row),
+unless the options say to count it as a failure, in which case it stays in, flagged, and fails.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from generator.model.common import Side, is_number, sha256_text
+from generator.model.formats import NOT_HASHED, ImportOptions
+from generator.model.runs import TELEMETRY_FIELDS, CaseManifest, Quality, RunRecord
+
+__all__ = [
+    "canonical_hash",
+    "error_quality",
+    "excluded_quality",
+    "imported_manifest",
+    "imported_record",
+    "included_quality",
+    "json_object",
+    "reported_telemetry",
+]
+
+
+def json_object(data: bytes | str) -> dict[str, Any] | str:
+    """The JSON object in ``data``, or why it is not one (a short phrase)."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        return "not valid UTF-8"
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return "not valid JSON"
+    return value if isinstance(value, dict) else "not a JSON object"
+
+
+def canonical_hash(value: Any) -> str:
+    """``sha256:`` of ``value`` as canonical JSON (sorted keys, no spaces, UTF-8)."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError):
+        text = json.dumps(repr(value))
+    return sha256_text(text)
+
+
+def imported_manifest(task: str, fmt: str, case_hash: str | None, schema: str) -> CaseManifest:
+    """A format's identity of one task: its case hash, or :data:`NOT_HASHED` when it gives none."""
+    value = case_hash if case_hash else NOT_HASHED
+    return CaseManifest(
+        task=task,
+        source=f"{fmt}-{'hashed' if case_hash else 'not-hashed'}",
+        schema=schema,
+        components={},
+        case_hash=value,
+        core_hash=value,
+    )
+
+
+def included_quality(evidence: str) -> Quality:
+    return Quality("included", "valid_signal", "Scored by the harness", True, "high", (evidence,))
+
+
+def excluded_quality(code: str, reason: str, evidence: str) -> Quality:
+    """A run with no valid score that is not an error (e.g. unscored): always excluded."""
+    return Quality("excluded", code, reason, False, "high", (evidence[:200],))
+
+
+def error_quality(code: str, reason: str, evidence: str, options: ImportOptions) -> Quality:
+    """An errored or limit-stopped run: excluded, or (by option) kept in as a flagged failure."""
+    if options.errors_as_failures:
+        return Quality(
+            "flagged", code, reason + " (counted as a failure by configuration)", True, "high", (evidence[:200],)
+        )
+    return Quality("excluded", code, reason, False, "high", (evidence[:200],))
+
+
+def reported_telemetry(figures: Mapping[str, Any]) -> dict[str, Any]:
+    """The telemetry fields (numbers or None) from what a harness reported; totals where all parts are known."""
+    out: dict[str, Any] = {name: None for name in TELEMETRY_FIELDS}
+    for name in TELEMETRY_FIELDS:
+        value = figures.get(name)
+        if is_number(value) and not (isinstance(value, float) and math.isnan(value)):
+            out[name] = value
+    if out["total_tokens"] is None:
+        parts = [out[key] for key in ("input_tokens", "output_tokens")]
+        if all(part is not None for part in parts):
+            extra = [out[key] or 0 for key in ("cache_read_input_tokens", "cache_creation_input_tokens")]
+            out["total_tokens"] = sum(parts) + sum(extra)
+    return out
+
+
+def imported_record(
+    side: Side,
+    *,
+    fmt: str,
+    task: str,
+    rep: int,
+    file: str,
+    passed: bool,
+    checks_failed: list[str],
+    manifest: CaseManifest,
+    quality: Quality,
+    details: Mapping[str, Any],
+) -> RunRecord:
+    """One imported run.  ``details`` (score, reported telemetry, artifact names) is kept in its report."""
+    report: dict[str, Any] = dict(details)
+    report.update({"format": fmt, "name": task, "rep": rep, "passed": passed, "checks_failed": checks_failed})
+    return RunRecord(side, task, rep, file, report, manifest, True, quality)

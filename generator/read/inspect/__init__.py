@@ -1,0 +1,1 @@
+"""Inspect AI logs (``.eval`` zips and ``.json``) as comparison runs: ``load_inspect``."""

@@ -1,0 +1,311 @@
+"""Inspect AI logs (``.eval`` and ``.json``, as inspect-ai 0.3.x writes them) as runs.
+
+One sample of one epoch is one run: task = the sample id, repetition = the epoch.  The header's
+``eval.dataset.sample_ids`` x ``eval.config.epochs`` is the side's expected case matrix, so a
+sample the log should hold but does not is a ``missing-repetition`` row.  The case hash is the
+SHA-256 of the canonical JSON of the sample's ``input`` (message ids removed: Inspect draws them
+at random), ``target``, ``choices`` and ``metadata``.
+
+Pass rule: the configured scorer (default: the log's first) decides; ``C`` passes, ``I`` and
+``N`` fail, ``P`` (0.5), numbers and Inspect's other scalar spellings pass at or above the
+threshold (default 1).  A sample with an ``error`` is excluded (errors are not failures); one that
+hit a ``limit`` counts as scored when it was scored, and is excluded when it was not.  Telemetry
+is what Inspect reported (``model_usage``, whose ``input_tokens`` exclude cached tokens,
+``total_time``, ``working_time``, and turns and tool calls counted from ``messages``).
+
+A log that holds only its journal (a run that crashed before writing its header) is refused with
+that reason: evalsite does not guess a run's samples from a partial journal.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from generator.model.common import Side, is_number
+from generator.model.errors import EvalsiteError
+from generator.model.formats import ImportOptions
+from generator.model.runs import ExpectedMatrix, Experiment, MatrixLoad, RunRecord, SkippedReport
+from generator.read.importing import (
+    canonical_hash,
+    error_quality,
+    excluded_quality,
+    imported_manifest,
+    imported_record,
+    included_quality,
+    json_object,
+    reported_telemetry,
+)
+from generator.read.inspect.archive import Archive
+from generator.read.safe_io import Refusal, read_regular_file
+
+__all__ = ["MAX_LOG_BYTES", "is_inspect_log", "load_inspect"]
+
+MAX_LOG_BYTES = 512 * 1024 * 1024
+_SUFFIXES = (".eval", ".json")
+_WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
+
+
+def is_inspect_log(path: Path) -> bool:
+    """A ``.eval`` file, or a ``.json`` file whose first bytes look like an Inspect log."""
+    if path.suffix == ".eval":
+        return path.is_file()
+    if path.suffix != ".json" or not path.is_file():
+        return False
+    head = read_regular_file(path, max_bytes=MAX_LOG_BYTES)
+    if isinstance(head, Refusal):
+        return False
+    start = head[:4096]
+    return b'"eval"' in start and (b'"version"' in start or b'"status"' in start)
+
+
+def _log_file(path: Path) -> Path:
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        raise EvalsiteError(f"Inspect log {path.name!r} does not exist")
+    try:
+        with os.scandir(path) as entries:
+            logs = sorted(e.name for e in entries if e.name.endswith(_SUFFIXES) and e.is_file(follow_symlinks=False))
+    except OSError:
+        logs = []
+    logs = [name for name in logs if is_inspect_log(path / name)]
+    if len(logs) != 1:
+        found = "no Inspect log" if not logs else f"{len(logs)} Inspect logs"
+        raise EvalsiteError(f"folder {path.name!r} holds {found}; name one .eval or .json log file")
+    return path / logs[0]
+
+
+def _strip_ids(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_strip_ids(item) for item in value]
+    if isinstance(value, dict):
+        return {key: item for key, item in value.items() if key != "id"}
+    return value
+
+
+def case_hash(sample: Mapping[str, Any]) -> str:
+    """The canonical hash of a sample's input (message ids removed), target, choices and metadata."""
+    return canonical_hash(
+        {
+            "input": _strip_ids(sample.get("input")),
+            "target": sample.get("target"),
+            "choices": sample.get("choices"),
+            "metadata": sample.get("metadata"),
+        }
+    )
+
+
+def _score_number(value: Any) -> float | None:
+    """Inspect's ``value_to_float`` for scalars: C=1, P=0.5, I=N=0, yes/true, numeric strings."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if is_number(value):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip()
+        fixed = {"C": 1.0, "P": 0.5, "I": 0.0, "N": 0.0}.get(text)
+        if fixed is not None:
+            return fixed
+        if text.lower() in _WORDS:
+            return _WORDS[text.lower()]
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return number if is_number(number) else None
+    return None
+
+
+def _telemetry(sample: Mapping[str, Any]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
+    usage = sample.get("model_usage")
+    keys = {
+        "input_tokens": "input_tokens",
+        "output_tokens": "output_tokens",
+        "input_tokens_cache_read": "cache_read_input_tokens",
+        "input_tokens_cache_write": "cache_creation_input_tokens",
+        "total_cost": "total_cost_usd",
+        "reasoning_tokens": "reasoning_tokens",
+    }
+    if isinstance(usage, dict):
+        for model_usage in usage.values():
+            if not isinstance(model_usage, dict):
+                continue
+            for source, target in keys.items():
+                value = model_usage.get(source)
+                if is_number(value):
+                    figures[target] = figures.get(target, 0) + value
+    if "input_tokens" in figures or "output_tokens" in figures:
+        for name in ("input_tokens", "output_tokens"):
+            figures.setdefault(name, 0)
+    figures["duration_seconds"] = sample.get("total_time")
+    messages = sample.get("messages")
+    if isinstance(messages, list):
+        turns = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+        figures["num_turns"] = len(turns)
+        figures["tool_calls"] = sum(len(m["tool_calls"]) for m in turns if isinstance(m.get("tool_calls"), list))
+    out = reported_telemetry(figures)
+    out["working_seconds"] = sample.get("working_time") if is_number(sample.get("working_time")) else None
+    out["reasoning_tokens"] = figures.get("reasoning_tokens")
+    out["source"] = "reported by the harness (Inspect model_usage, total_time, messages)"
+    return out
+
+
+class _Reader:
+    def __init__(self, side: Side, label: str, header: Mapping[str, Any], options: ImportOptions) -> None:
+        self.side = side
+        self.label = label
+        self.options = options
+        spec = header.get("eval")
+        self.spec: Mapping[str, Any] = spec if isinstance(spec, dict) else {}
+        scorers = self.spec.get("scorers")
+        names = [s.get("name") for s in scorers if isinstance(s, dict)] if isinstance(scorers, list) else []
+        self.scorers = [name for name in names if isinstance(name, str)]
+        if options.scorer is not None and self.scorers and options.scorer not in self.scorers:
+            raise EvalsiteError(
+                f"Inspect log {label!r} has no scorer {options.scorer!r} (it has: {', '.join(self.scorers)})"
+            )
+        self.scorer = options.scorer or (self.scorers[0] if self.scorers else None)
+
+    def record(self, sample: Mapping[str, Any], file: str) -> RunRecord | SkippedReport:
+        sample_id, epoch = sample.get("id"), sample.get("epoch")
+        if not isinstance(sample_id, str | int) or isinstance(sample_id, bool) or str(sample_id) == "":
+            return SkippedReport(self.side, file, "sample has no usable id")
+        if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+            return SkippedReport(self.side, file, "sample has no valid epoch")
+        task = str(sample_id)
+        raw_scores = sample.get("scores")
+        scores: Mapping[str, Any] = raw_scores if isinstance(raw_scores, dict) else {}
+        scorer = self.scorer or next(iter(scores), None)
+        score = scores.get(scorer) if scorer is not None else None
+        value = score.get("value") if isinstance(score, dict) else None
+        error, limit = sample.get("error"), sample.get("limit")
+        passed, failed = False, []
+        if error:
+            message = error.get("message") if isinstance(error, dict) else error
+            quality = error_quality(
+                "harness_error", "Inspect recorded an error for this sample", str(message), self.options
+            )
+            failed = ["error"]
+        elif score is None and limit:
+            kind = limit.get("type") if isinstance(limit, dict) else limit
+            quality = error_quality(
+                "limit_reached", f"Sample stopped at its {kind} limit unscored", str(limit), self.options
+            )
+            failed = [f"{kind} limit"]
+        else:
+            number = _score_number(value)
+            if number is None:
+                shown = "no score" if score is None else "a score that is not a single pass/fail value"
+                quality = excluded_quality("unscored", f"Scorer {scorer!r} gave {shown}", str(value))
+            else:
+                quality = included_quality(f"{scorer}={value!r}")
+                passed = value == "C" or (value not in ("I", "N") and number >= self.options.pass_threshold)
+                if not passed:
+                    failed = [f"{scorer}={value!r}"]
+        details = {
+            "score": {"scorer": scorer, "value": value},
+            "limit": limit if limit else None,
+            "reported_telemetry": _telemetry(sample),
+            "log": {"task": self.spec.get("task"), "model": self.spec.get("model")},
+        }
+        manifest = imported_manifest(task, "inspect", case_hash(sample), "inspect-sample")
+        return imported_record(
+            self.side,
+            fmt="inspect",
+            task=task,
+            rep=epoch,
+            file=file,
+            passed=passed,
+            checks_failed=failed,
+            manifest=manifest,
+            quality=quality,
+            details=details,
+        )
+
+    def matrix(self, treatment: str) -> MatrixLoad:
+        dataset = self.spec.get("dataset")
+        config = self.spec.get("config")
+        ids = dataset.get("sample_ids") if isinstance(dataset, dict) else None
+        epochs = config.get("epochs", 1) if isinstance(config, dict) else 1
+        if not isinstance(ids, list) or not ids or isinstance(epochs, bool) or not isinstance(epochs, int):
+            return MatrixLoad()
+        if epochs < 1 or not all(isinstance(i, str | int) and not isinstance(i, bool) for i in ids):
+            return MatrixLoad(error="the log header's sample ids or epochs are invalid")
+        cases = tuple(sorted({(str(i), treatment, rep) for i in ids for rep in range(1, epochs + 1)}))
+        return MatrixLoad(ExpectedMatrix(canonical_hash([list(case) for case in cases]), cases))
+
+
+def _eval_samples(archive: Archive) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    header_bytes = archive.read("header.json")
+    if header_bytes is None and "header.json" in archive.members:
+        reason = next((s.reason for s in archive.skipped if s.name == "header.json"), "cannot be read")
+        raise EvalsiteError(f"Inspect log {archive.label!r}: header.json {reason}")
+    if header_bytes is None:
+        journal = any(archive.names("_journal/"))
+        if journal:
+            count = sum(1 for _ in archive.names("samples/"))
+            raise EvalsiteError(
+                f"Inspect log {archive.label!r} holds only its journal ({count} sample file(s), no header): "
+                "the run did not finish, and evalsite does not guess its results"
+            )
+        raise EvalsiteError(f"Inspect log {archive.label!r} has no header.json")
+    header = json_object(header_bytes)
+    if isinstance(header, str):
+        raise EvalsiteError(f"Inspect log {archive.label!r}: header.json is {header}")
+    samples: list[tuple[str, Any]] = []
+    for name in sorted(archive.names("samples/")):
+        if not name.endswith(".json"):
+            continue
+        data = archive.read(name)
+        if data is not None:
+            samples.append((f"{archive.label}#{name}", json_object(data)))
+    return header, samples
+
+
+def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions) -> Experiment:
+    """Read one Inspect log (a ``.eval`` or ``.json`` file, or a folder holding exactly one)."""
+    log = _log_file(path)
+    label = log.name
+    data = read_regular_file(log, max_bytes=MAX_LOG_BYTES)
+    if isinstance(data, Refusal):
+        raise EvalsiteError(f"{side} Inspect log {label!r} cannot be read: it {data.reason}")
+    skipped: list[SkippedReport] = []
+    if log.suffix == ".eval" or data[:4] == b"PK\x03\x04":
+        archive = Archive(data, label)
+        header, samples = _eval_samples(archive)
+        skipped += [SkippedReport(side, f"{label}#{s.name}", s.reason) for s in archive.skipped]
+    else:
+        parsed = json_object(data)
+        if isinstance(parsed, str):
+            raise EvalsiteError(f"{side} Inspect log {label!r} is {parsed}")
+        header = parsed
+        raw = parsed.get("samples")
+        samples = [(f"{label}#samples[{i}]", s) for i, s in enumerate(raw)] if isinstance(raw, list) else []
+    if not isinstance(header.get("eval"), dict):
+        raise EvalsiteError(f"{side} file {label!r} is not an Inspect log (no eval header)")
+    reader = _Reader(side, label, header, options)
+    records: list[RunRecord] = []
+    for file, sample in samples:
+        if isinstance(sample, str) or not isinstance(sample, dict):
+            skipped.append(
+                SkippedReport(side, file, f"sample is {sample if isinstance(sample, str) else 'not an object'}")
+            )
+            continue
+        made = reader.record(sample, file)
+        if isinstance(made, SkippedReport):
+            skipped.append(made)
+        else:
+            records.append(made)
+    return Experiment(
+        side=side,
+        treatment=treatment,
+        root=log.resolve().parent,
+        label=label,
+        records=tuple(records),
+        skipped=tuple(skipped),
+        matrix=reader.matrix(treatment),
+    )

@@ -1,0 +1,1 @@
+"""SWE-bench harness run folders and experiments-repository submissions as comparison runs."""
