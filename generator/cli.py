@@ -37,6 +37,27 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--candidate-treatment", required=True, metavar="NAME")
     p.add_argument("--baseline", required=True, metavar="DIR", help="baseline experiment directory")
     p.add_argument("--baseline-treatment", required=True, metavar="NAME")
+    formats = ("comet", "inspect", "harbor", "swebench", "auto")
+    for side in ("candidate", "baseline"):
+        p.add_argument(
+            f"--{side}-format",
+            choices=formats,
+            default="comet",
+            help=f"format of --{side} (default comet; auto detects it when only one format fits)",
+        )
+    p.add_argument(
+        "--pass-threshold",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="imported formats: a numeric score or reward passes at or above X (default 1)",
+    )
+    p.add_argument("--scorer", metavar="NAME", help="Inspect: the scorer that decides pass (default: the log's first)")
+    p.add_argument(
+        "--errors-as-failures",
+        action="store_true",
+        help="imported formats: count errored or limit-stopped runs as failures instead of excluding them",
+    )
     p.add_argument("--tasks", metavar="DIR", help="tasks tree used for fallback case manifests")
     p.add_argument("--eval-root", metavar="DIR", help="Comet eval/ folder (controller files for fallback hashes)")
     p.add_argument("--k", default=_KS_TEXT, metavar="LIST", help=f"comma-separated k values (default {_KS_TEXT})")
@@ -58,6 +79,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
 def _run_compare(args: argparse.Namespace) -> int:
     """``evalsite compare``: print or write the Markdown or JSON report."""
     from generator.model.comparison import ComparisonInputs, parse_ks
+    from generator.model.formats import ImportOptions
     from generator.pipelines.compare import check_report_path, report_text, write_report
 
     try:
@@ -73,11 +95,88 @@ def _run_compare(args: argparse.Namespace) -> int:
         eval_root=Path(args.eval_root) if args.eval_root else None,
         ks=ks,
         rebase_artifacts=bool(args.rebase_artifacts),
+        candidate_format=args.candidate_format,
+        baseline_format=args.baseline_format,
+        import_options=ImportOptions(
+            pass_threshold=_threshold(args.pass_threshold),
+            scorer=args.scorer or None,
+            errors_as_failures=bool(args.errors_as_failures),
+        ),
     )
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
     if args.out:
         check_report_path(Path(args.out), inputs, report_format, force=bool(args.force))
     text = report_text(inputs, report_format)
+    if args.out:
+        write_report(Path(args.out), text)
+    else:
+        _print(text)
+    return 0
+
+
+def _threshold(value: float) -> float:
+    if value != value or value in (float("inf"), float("-inf")):
+        raise EvalsiteError("--pass-threshold: must be a finite number")
+    return value
+
+
+def _add_leaderboard(sub: argparse._SubParsersAction[_Parser]) -> None:
+    p = sub.add_parser("leaderboard", help="rank many systems on the same tasks (paired, corrected, with tiers)")
+    p.add_argument(
+        "--system",
+        action="append",
+        required=True,
+        metavar="LABEL=DIR:TREATMENT",
+        help="one system (repeat: two or more): its label, Comet experiment folder and treatment",
+    )
+    p.add_argument("--baseline", metavar="LABEL", help="the label of the system the others are tested against")
+    p.add_argument("--tasks", metavar="DIR", help="tasks tree used for fallback case manifests")
+    p.add_argument("--k", default="1", metavar="LIST", help="comma-separated k values (default 1)")
+    p.add_argument("--alpha", default="0.05", metavar="A", help="significance level in (0, 0.5] (default 0.05)")
+    p.add_argument("--correction", choices=("holm", "bh", "none"), default="holm")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
+    p.add_argument("--force", action="store_true", help="let --out replace a file that is not a leaderboard report")
+    p.set_defaults(handler=_run_leaderboard)
+
+
+def _system_spec(text: str) -> tuple[str, str, str]:
+    label, sep, rest = text.partition("=")
+    folder, colon, treatment = rest.rpartition(":")
+    if not sep or not colon or not label.strip() or not folder or not treatment.strip():
+        raise EvalsiteError(f"--system {text!r}: expected LABEL=DIR:TREATMENT")
+    return label.strip(), folder, treatment.strip()
+
+
+def _run_leaderboard(args: argparse.Namespace) -> int:
+    """``evalsite leaderboard``: print or write the Markdown or JSON leaderboard."""
+    from generator.model.comparison import parse_ks
+    from generator.model.leaderboard import LeaderboardInputs, SystemSpec, check_alpha, check_correction
+    from generator.pipelines.leaderboard import check_report_path, run_leaderboard, write_report
+
+    try:
+        ks = parse_ks(args.k)
+    except ValueError as error:
+        raise EvalsiteError(f"--k: {error}") from None
+    try:
+        alpha = check_alpha(float(args.alpha))
+    except ValueError as error:
+        raise EvalsiteError(f"--alpha: {error}") from None
+    systems = tuple(
+        SystemSpec(label, Path(folder), treatment) for label, folder, treatment in map(_system_spec, args.system)
+    )
+    inputs = LeaderboardInputs(
+        systems=systems,
+        baseline=args.baseline,
+        tasks_dir=Path(args.tasks) if args.tasks else None,
+        ks=ks,
+        alpha=alpha,
+        correction=check_correction(args.correction),
+    )
+    report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
+    if args.out:
+        check_report_path(Path(args.out), inputs, report_format, force=bool(args.force))
+    text = run_leaderboard(inputs).text(report_format)
     if args.out:
         write_report(Path(args.out), text)
     else:
@@ -137,6 +236,9 @@ def _add_ledger(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--out", metavar="FILE", help="also write the summary here (indented JSON, mode 0600)")
     p.add_argument("--json", action="store_true", help="print the canonical summary even with --out")
     p.add_argument("--extended", metavar="FILE", help="write evalsite's extra analyses (a separate JSON object) here")
+    p.add_argument(
+        "--force", action="store_true", help="replace an existing --out/--extended file that is not a ledger summary"
+    )
     p.set_defaults(handler=_run_ledger_summarize)
 
     p = commands.add_parser("verify", help="check every receipt, digest, duplicate, rerun link and the tail")
@@ -168,7 +270,9 @@ def _run_ledger_summarize(args: argparse.Namespace) -> int:
     from generator.pipelines.ledger import run_summarize
 
     return _quiet_pipe(
-        lambda: run_summarize(args.campaign, args.ledger, out=args.out, as_json=args.json, extended=args.extended)
+        lambda: run_summarize(
+            args.campaign, args.ledger, out=args.out, as_json=args.json, extended=args.extended, force=args.force
+        )
     )
 
 
@@ -226,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"evalsite {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     _add_compare(sub)
+    _add_leaderboard(sub)
     _add_ledger(sub)
     _add_build(sub)
     return parser

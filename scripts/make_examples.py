@@ -33,7 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from generator.read.comet.manifest import SCHEMA_V2, canonical_hash, fallback_manifest, sha256_text  # noqa: E402
+from generator.model.common import sha256_bytes as sha256_text  # noqa: E402
+from generator.read.comet.manifest import SCHEMA_V2, canonical_hash, fallback_manifest  # noqa: E402
 from generator.read.comet.matrix import matrix_payload  # noqa: E402
 
 EXAMPLES = ROOT / "examples"

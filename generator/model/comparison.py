@@ -13,11 +13,12 @@ the duration and efficiency tables with the metric definitions they use.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
 from generator.model.common import DEFAULT_KS, Side
+from generator.model.formats import DEFAULT_FORMAT, ImportOptions
 from generator.model.runs import Artifact, Experiment, Key, RunRecord
 from generator.model.stats import ExperimentComparison
 
@@ -77,6 +78,10 @@ class ComparisonInputs:
     eval_root: Path | None = None
     ks: tuple[int, ...] = DEFAULT_KS
     rebase_artifacts: bool = False
+    # comet | inspect | harbor | swebench (generator.model.formats); the dirs may be log files
+    candidate_format: str = DEFAULT_FORMAT
+    baseline_format: str = DEFAULT_FORMAT
+    import_options: ImportOptions = ImportOptions()
 
 
 # --------------------------------------------------------------------------- alignment
@@ -252,6 +257,7 @@ class ComparisonResult:
     duration: Mapping[Side, DurationSummary]
     efficiency: Mapping[str, EfficiencyTable]  # strict_success, all_aligned
     statistics: ExperimentComparison  # intervals, paired tests, power and verdict over the pairs
+    formats: Mapping[Side, str] = field(default_factory=lambda: {"candidate": "comet", "baseline": "comet"})
 
     @property
     def candidate(self) -> Experiment:

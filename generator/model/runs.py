@@ -32,6 +32,7 @@ __all__ = [
     "RunRecord",
     "SkippedReport",
     "Telemetry",
+    "task_folder_problem",
 ]
 
 #: A run's identity within one side: (task, repetition).
@@ -45,6 +46,24 @@ CORE_PARTS: Final = tuple(
 )
 V2_PARTS: Final = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
 FALLBACK_SOURCE: Final = "current-task-tree-fallback"
+MAX_NAME_BYTES: Final = 255  # NAME_MAX on Linux, macOS and Windows file systems
+
+
+def task_folder_problem(task: str) -> str | None:
+    """Why ``task`` cannot name one folder of a tasks tree, or None when it can.
+
+    Such a task's tasks-tree paths hash as missing (exactly as for a task the
+    tree lacks) and its instruction is not looked up.
+    """
+    if not task or task in (".", "..") or any(char in task for char in "/\\\0"):
+        return "the task name is empty, '.', '..' or holds a path separator or NUL"
+    try:
+        size = len(task.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "the task name is not valid Unicode"
+    if size > MAX_NAME_BYTES:
+        return f"the task name is {size} bytes long, over the {MAX_NAME_BYTES}-byte file-name limit"
+    return None
 
 
 @dataclass(frozen=True)

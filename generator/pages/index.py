@@ -141,6 +141,7 @@ def build_index_page(
     comparisons: Sequence[Headline],
     ledgers: Sequence[Headline],
     inputs: Sequence[InputDigest],
+    leaderboards: Sequence[Headline] = (),
 ) -> PageBundle:
     meta = PageMeta(
         url=index_url(),
@@ -149,7 +150,7 @@ def build_index_page(
         inputs=tuple(inputs),
         downloads=(Link("data.json", "data.json"),),
     )
-    page = IndexPage(meta, tuple(comparisons), tuple(ledgers))
+    page = IndexPage(meta, tuple(comparisons), tuple(ledgers), tuple(leaderboards))
     data = {
         "schema": "evalsite.site.index.v1",
         "title": site.title,
@@ -157,6 +158,8 @@ def build_index_page(
         "ledgers": [_headline_data(h) for h in ledgers],
         "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs],
     }
+    if leaderboards:  # a site without leaderboards keeps its index unchanged
+        data["leaderboards"] = [_headline_data(h) for h in leaderboards]
     return PageBundle(page, data)
 
 

@@ -254,6 +254,7 @@ class IndexPage:
     meta: PageMeta
     comparisons: tuple[Headline, ...]
     ledgers: tuple[Headline, ...]
+    leaderboards: tuple[Headline, ...] = ()
     template: ClassVar[str] = "index.html"
 
 

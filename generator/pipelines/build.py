@@ -47,12 +47,13 @@ from generator.pages.index import (
     error_headline,
     ledger_headline,
 )
+from generator.pages.leaderboard.models import LeaderboardBundle
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pages.urls import page_dir
-from generator.read.config import ComparisonConfig, LedgerConfig, SiteConfig, load_config
-from generator.read.digests import file_digest, tree_digest
+from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
+from generator.read.digests import file_digest, tree_digest, tree_digest_of
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
 from generator.write.site import SiteWriter, plotly_js, staged_site
 
@@ -114,12 +115,18 @@ class Core(Protocol):
 
 
 def _tree_input(role: str, path: Path) -> InputDigest:
-    digest, count = tree_digest(path)
-    return InputDigest(role, path.name, digest, f"folder of {count:,} files")
+    if path.is_file():  # an imported log file (an Inspect .eval/.json log, a SWE-bench run report)
+        return InputDigest(role, path.name, file_digest(path), "file")
+    found = tree_digest_of(path)
+    return InputDigest(role, path.name, found.digest, found.detail)
 
 
 def _text_digest(text: str) -> str:
-    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return _bytes_digest(text.encode("utf-8"))
+
+
+def _bytes_digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
 # --------------------------------------------------------------------------- the default core
@@ -129,6 +136,7 @@ class DefaultCore:
     """Runs the project's comparison and ledger cores for one config entry each."""
 
     def compare(self, entry: ComparisonConfig) -> ComparisonData:
+        from generator.model.formats import ImportOptions
         from generator.pipelines.compare import ComparisonInputs, run_comparison
         from generator.read.comet.tasks import read_instruction
 
@@ -142,6 +150,9 @@ class DefaultCore:
                 eval_root=entry.eval_root,
                 ks=entry.ks,
                 rebase_artifacts=entry.rebase_artifacts,
+                candidate_format=entry.candidate.format,
+                baseline_format=entry.baseline.format,
+                import_options=ImportOptions(entry.pass_threshold, entry.scorer, entry.errors_as_failures),
             )
         )
         document = output.document
@@ -161,13 +172,15 @@ class DefaultCore:
         return ComparisonData(document, output.markdown, instructions, tuple(inputs), output.result.statistics)
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
-        from generator.pipelines.ledger import load_campaign, site_result
+        """One ledger entry: its bytes are read once (under the shared lock) for the digest and the summary."""
+        from generator.pipelines.ledger import parse_campaign_bytes, site_inputs, site_result
 
+        campaign_data, ledger_data = site_inputs(entry.campaign, entry.ledger)
         inputs: tuple[InputDigest, ...] = (
-            InputDigest("campaign file", entry.campaign.name, file_digest(entry.campaign)),
-            InputDigest("ledger file", entry.ledger.name, file_digest(entry.ledger)),
+            InputDigest("campaign file", entry.campaign.name, _bytes_digest(campaign_data)),
+            InputDigest("ledger file", entry.ledger.name, _bytes_digest(ledger_data)),
         )
-        result, problems = site_result(load_campaign(entry.campaign), entry.ledger)
+        result, problems = site_result(parse_campaign_bytes(campaign_data), ledger_data)
         if result is None:
             raise EntryDataError(
                 f"the ledger has {len(problems)} problem(s) and cannot be summarized; first: {problems[0]}",
@@ -350,17 +363,73 @@ def _ledger_bundles(
         return _entry_failed("ledger", entry, error, site, config, report)
 
 
+def _leaderboard_bundles(
+    entry: LeaderboardConfig, site: SiteInfo, config: SiteConfig, report: BuildReport
+) -> tuple[Headline, list[PageBundle], list[LeaderboardBundle]]:
+    """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
+    from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
+    from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
+    from generator.pipelines.leaderboard import run_leaderboard
+
+    try:
+        output = run_leaderboard(
+            LeaderboardInputs(
+                systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in entry.systems),
+                baseline=entry.baseline,
+                tasks_dir=entry.tasks,
+                ks=entry.ks,
+                alpha=entry.alpha,
+                correction=entry.correction,
+            )
+        )
+        inputs = [
+            InputDigest(
+                "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA
+            ),
+            *(_tree_input(f"system {s.label}", s.experiment) for s in entry.systems),
+        ]
+        if entry.tasks is not None:
+            inputs.append(_tree_input("tasks", entry.tasks))
+        pages = build_leaderboard_pages(
+            entry.id, entry.title, output.result, output.document, output.markdown, inputs, site
+        )
+        return pages.headline, [], list(pages.bundles)
+    except _DATA_ERRORS as error:
+        message = _data_error_message(error, config)
+        report.warnings.append(f"leaderboard {entry.id!r}: {message}")
+        headline, bundle = leaderboard_error(entry.id, entry.title, message, site)
+        return headline, [bundle], []
+
+
+def _write_leaderboard_bundle(
+    writer: SiteWriter, bundle: LeaderboardBundle, templates: Path, report: BuildReport
+) -> None:
+    from generator.render.leaderboard.html import render_leaderboard_page
+
+    html = render_leaderboard_page(bundle.page, templates)
+    _write_page(writer, bundle.page.meta.url, html, bundle.data, bundle.extras, report)
+
+
 def _write_bundle(writer: SiteWriter, bundle: PageBundle, templates: Path, report: BuildReport) -> None:
-    url = bundle.page.meta.url
+    _write_page(writer, bundle.page.meta.url, render_page(bundle.page, templates), bundle.data, bundle.extras, report)
+
+
+def _write_page(
+    writer: SiteWriter,
+    url: str,
+    html: str,
+    data: object,
+    extras: Sequence[tuple[str, object]],
+    report: BuildReport,
+) -> None:
     folder = page_dir(url)
     prefix = f"{folder}/" if folder else ""
-    html = render_page(bundle.page, templates)
     writer.write_text(url, html)
     size = len(html.encode("utf-8"))
     if size > report.largest_page[1]:
         report.largest_page = (url, size)
-    writer.write_json(prefix + "data.json", bundle.data)
-    for name, content in bundle.extras:
+    writer.write_json(prefix + "data.json", data)
+    for name, content in extras:
         if isinstance(content, str):
             writer.write_text(prefix + name, content)
         else:
@@ -407,6 +476,13 @@ def build_site(
             headlines_l.append(headline)
             bundles.extend(pages)
             tick()
+        headlines_b: list[Headline] = []
+        boards: list[LeaderboardBundle] = []
+        for leaderboard in config.leaderboards:
+            headline, pages, board_pages = _leaderboard_bundles(leaderboard, site, config, report)
+            headlines_b.append(headline)
+            bundles.extend(pages)
+            boards.extend(board_pages)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
         index_inputs = [
@@ -415,7 +491,13 @@ def build_site(
             if bundle.page.template in ("comparison.html", "ledger.html", "entry_error.html")
             for item in bundle.page.meta.inputs
         ]
-        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs))
+        index_inputs += [
+            InputDigest(f"{board.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
+            for board in boards
+            if board.page.template == "leaderboard.html"
+            for item in board.page.meta.inputs
+        ]
+        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b))
 
         tick = bar.stage("writing pages", len(bundles))
         with staged_site(out, _epoch()) as writer:
@@ -423,7 +505,11 @@ def build_site(
             for bundle in bundles:
                 _write_bundle(writer, bundle, templates, report)
                 tick()
-            report.pages = len(bundles)
+            if config.leaderboards:
+                writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
+            for board in boards:
+                _write_leaderboard_bundle(writer, board, templates, report)
+            report.pages = len(bundles) + len(boards)
             report.files = len(writer.written)
             report.total_bytes = writer.total_bytes
         if writer.kept:

@@ -12,7 +12,7 @@ builder use :func:`run_comparison`; :func:`report_text` and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,10 +23,11 @@ from generator.analyze.stats.experiment import paired_comparison
 from generator.model.common import SIDES, Side
 from generator.model.comparison import ComparisonInputs, ComparisonResult
 from generator.model.errors import EvalsiteError
+from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
 from generator.model.runs import CaseManifest, Experiment, Key, Telemetry
-from generator.read.comet.experiment import load_experiment, read_run_telemetry
 from generator.read.comet.manifest import fallback_manifest
+from generator.read.formats import load_side, run_telemetry
 from generator.render.comparison.document import comparison_document
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
@@ -80,6 +81,21 @@ def _expected_keys(experiment: Experiment) -> frozenset[Key] | None:
     return frozenset() if load.error else None
 
 
+def _unhashed(experiment: Experiment, formats: Mapping[Side, str]) -> Experiment:
+    """Sides of different formats hash different things: their runs pair by task and repetition only.
+
+    Every manifest keeps its own components, but its comparison hash becomes "not hashed", so no
+    page or document claims that the two sides' cases agree.
+    """
+    source = f"not hashed across formats ({formats['candidate']} vs {formats['baseline']})"
+
+    def unhashed(manifest: CaseManifest) -> CaseManifest:
+        return replace(manifest, source=source, case_hash=NOT_HASHED, core_hash=NOT_HASHED)
+
+    records = tuple(replace(record, manifest=unhashed(record.manifest)) for record in experiment.records)
+    return replace(experiment, records=records)
+
+
 def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     """Read both experiments, align them strictly, and compute every metric and statistic."""
     ks = normalize_ks(list(inputs.ks))
@@ -95,18 +111,26 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
             manifests[task] = fallback_manifest(task, inputs.tasks_dir, inputs.eval_root)
         return manifests[task]
 
-    experiments: dict[Side, Experiment] = {
-        "candidate": load_experiment(
-            "candidate", inputs.candidate_dir, inputs.candidate_treatment, manifest_for=manifest_for
-        ),
-        "baseline": load_experiment(
-            "baseline", inputs.baseline_dir, inputs.baseline_treatment, manifest_for=manifest_for
-        ),
-    }
+    formats: dict[Side, str] = {}
+    experiments: dict[Side, Experiment] = {}
+    sides: tuple[tuple[Side, Path, str, str], ...] = (
+        ("candidate", inputs.candidate_dir, inputs.candidate_treatment, inputs.candidate_format),
+        ("baseline", inputs.baseline_dir, inputs.baseline_treatment, inputs.baseline_format),
+    )
+    for side, path, treatment, fmt in sides:
+        formats[side], experiments[side] = load_side(
+            fmt, side, path, treatment, options=inputs.import_options, manifest_for=manifest_for
+        )
     for side in SIDES:
         experiment = experiments[side]
         if not experiment.records:
-            raise EvalsiteError(f"no {experiment.treatment} reports found in {side} experiment {experiment.label!r}")
+            if formats[side] == "comet":
+                raise EvalsiteError(
+                    f"no {experiment.treatment} reports found in {side} experiment {experiment.label!r}"
+                )
+            raise EvalsiteError(f"no runs found in {side} {formats[side]} input {experiment.label!r}")
+    if formats["candidate"] != formats["baseline"]:
+        experiments = {side: _unhashed(experiments[side], formats) for side in SIDES}
     expected = {side: _expected_keys(experiments[side]) for side in SIDES}
     issues = matrix_issues(
         [(side, experiments[side].treatment, experiments[side].matrix.error, expected[side]) for side in SIDES]
@@ -126,7 +150,7 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
     artifacts = {
         side: tuple(
-            read_run_telemetry(experiments[side], pair.side(side), rebase=inputs.rebase_artifacts)
+            run_telemetry(formats[side], experiments[side], pair.side(side), rebase=inputs.rebase_artifacts)
             for pair in alignment.pairs
         )
         for side in SIDES
@@ -156,6 +180,7 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
         duration=duration,
         efficiency=efficiency,
         statistics=statistics,
+        formats=formats,
     )
 
 
@@ -178,6 +203,8 @@ def report_text(inputs: ComparisonInputs, format: ReportFormat) -> str:
 def check_report_path(path: Path, inputs: ComparisonInputs, format: ReportFormat, *, force: bool = False) -> None:
     """Refuse an ``--out`` that lies in an input folder or would replace a file of another kind."""
     folders = [inputs.candidate_dir, inputs.baseline_dir, inputs.tasks_dir, inputs.eval_root]
+    # an imported side may be a log file: its folder is the input folder
+    folders = [folder.parent if folder is not None and folder.is_file() else folder for folder in folders]
     check_output_file(
         path,
         kind="comparison-json" if format == "json" else "comparison-markdown",

@@ -14,17 +14,30 @@ Schema (unknown keys are errors)::
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
         title: str
-        candidate: {experiment: DIR, treatment: str}
-        baseline:  {experiment: DIR, treatment: str}
+        candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet
+        baseline:  {experiment: DIR, treatment: str, format: FORMAT}   # FORMAT: comet|inspect|harbor|swebench|auto
         tasks: DIR                  # optional
         eval_root: DIR              # optional
         ks: [int >= 1, ...]         # optional, default [1, 2, 3]
         rebase_artifacts: bool      # optional, default false
+        pass_threshold: number      # optional, default 1: imported numeric scores/rewards pass at or above it
+        scorer: str                 # optional: the Inspect scorer that decides pass (default: the log's first)
+        errors_as_failures: bool    # optional, default false: errored/limit-stopped imported runs fail
     ledgers:                        # optional list
       - id: slug
         title: str
         campaign: FILE
         ledger: FILE
+    leaderboards:                   # optional list (docs/leaderboard.md)
+      - id: slug
+        title: str
+        systems:                    # two or more, labels unique
+          - {label: str, experiment: DIR, treatment: str, format: comet}   # format optional
+        baseline: str               # optional: the label of one system
+        tasks: DIR                  # optional
+        ks: [int >= 1, ...]         # optional, default [1]
+        alpha: float                # optional, default 0.05, in (0, 0.5]
+        correction: holm            # optional: holm (default), bh or none
 """
 
 from __future__ import annotations
@@ -37,10 +50,13 @@ import yaml
 
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
+from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
 
 __all__ = [
     "ComparisonConfig",
     "DEFAULT_KS",
+    "LeaderboardConfig",
+    "LeaderboardSystemConfig",
     "LedgerConfig",
     "SideConfig",
     "SiteConfig",
@@ -51,10 +67,15 @@ __all__ = [
 MAX_K = 10_000
 MAX_CONFIG_BYTES = 1_000_000
 
-_TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers"}
+_TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
+_COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
 _SIDE_KEYS = {"experiment", "treatment"}
+_SIDE_OPTIONAL = {"format"}
+_SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "auto")
 _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
+_LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
+_SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +83,7 @@ class SideConfig:
     experiment: Path
     treatment: str
     experiment_text: str  # as written in the config, for messages
+    format: str = "comet"  # comet | inspect | harbor | swebench | auto; non-comet inputs may be files
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +96,9 @@ class ComparisonConfig:
     eval_root: Path | None
     ks: tuple[int, ...]
     rebase_artifacts: bool
+    pass_threshold: float = 1.0
+    scorer: str | None = None
+    errors_as_failures: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +107,27 @@ class LedgerConfig:
     title: str
     campaign: Path
     ledger: Path
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardSystemConfig:
+    label: str
+    experiment: Path
+    treatment: str
+    format: str  # input format of the experiment; "comet" for now
+    experiment_text: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardConfig:
+    id: str
+    title: str
+    systems: tuple[LeaderboardSystemConfig, ...]
+    baseline: str | None
+    tasks: Path | None
+    ks: tuple[int, ...]
+    alpha: float
+    correction: Correction
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +140,7 @@ class SiteConfig:
     comparisons: tuple[ComparisonConfig, ...]
     ledgers: tuple[LedgerConfig, ...]
     base_dir: Path  # folder of the config file; every relative path starts here
+    leaderboards: tuple[LeaderboardConfig, ...] = ()
 
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
@@ -102,6 +149,9 @@ class SiteConfig:
             paths += [p for p in (c.tasks, c.eval_root) if p is not None]
         for ledger in self.ledgers:
             paths += [ledger.campaign, ledger.ledger]
+        for board in self.leaderboards:
+            paths += [system.experiment for system in board.systems]
+            paths += [board.tasks] if board.tasks is not None else []
         return tuple(paths)
 
 
@@ -171,6 +221,8 @@ def _path(value: Any, base: Path, where: str, *, kind: str) -> Path:
         raise _fail(where, f"{text!r} is not an existing folder")
     if kind == "file" and not path.is_file():
         raise _fail(where, f"{text!r} is not an existing file")
+    if kind == "any" and not (path.is_file() or path.is_dir()):
+        raise _fail(where, f"{text!r} is not an existing file or folder")
     return path
 
 
@@ -184,9 +236,18 @@ def _ks(value: Any, where: str) -> tuple[int, ...]:
 
 
 def _side(value: Any, base: Path, where: str) -> SideConfig:
-    data = _keys(value, _SIDE_KEYS, _SIDE_KEYS, where)
-    experiment = _path(data["experiment"], base, f"{where}.experiment", kind="dir")
-    return SideConfig(experiment, _text(data["treatment"], f"{where}.treatment"), str(data["experiment"]))
+    data = _keys(value, _SIDE_KEYS | _SIDE_OPTIONAL, _SIDE_KEYS, where)
+    fmt = data.get("format", "comet")
+    if fmt not in _SIDE_FORMATS:
+        raise _fail(f"{where}.format", f"{fmt!r} is not one of {', '.join(_SIDE_FORMATS)}")
+    experiment = _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any")
+    return SideConfig(experiment, _text(data["treatment"], f"{where}.treatment"), str(data["experiment"]), fmt)
+
+
+def _threshold(value: Any, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value or abs(value) == float("inf"):
+        raise _fail(where, "must be a finite number")
+    return float(value)
 
 
 def _entry_id(value: Any, where: str, seen: dict[str, str]) -> str:
@@ -216,6 +277,9 @@ def _comparison(value: Any, index: int, base: Path, seen: dict[str, str]) -> Com
         ),
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else DEFAULT_KS,
         rebase_artifacts=_bool(data.get("rebase_artifacts", False), f"{where} rebase_artifacts"),
+        pass_threshold=_threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
+        scorer=_text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
+        errors_as_failures=_bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
     )
 
 
@@ -229,6 +293,57 @@ def _ledger(value: Any, index: int, base: Path, seen: dict[str, str]) -> LedgerC
         title=_text(data["title"], f"{where} title"),
         campaign=_path(data["campaign"], base, f"{where} campaign", kind="file"),
         ledger=_path(data["ledger"], base, f"{where} ledger", kind="file"),
+    )
+
+
+def _leaderboard_system(value: Any, base: Path, where: str) -> LeaderboardSystemConfig:
+    data = _keys(value, _SYSTEM_KEYS, {"label", "experiment", "treatment"}, where)
+    label = _text(data["label"], f"{where}.label", max_len=200)
+    fmt = data.get("format", "comet")
+    if fmt not in SYSTEM_FORMATS:
+        raise _fail(f"{where}.format", f"unknown format {fmt!r} (allowed: {', '.join(SYSTEM_FORMATS)})")
+    return LeaderboardSystemConfig(
+        label,
+        _path(data["experiment"], base, f"{where}.experiment", kind="dir"),
+        _text(data["treatment"], f"{where}.treatment"),
+        str(fmt),
+        str(data["experiment"]),
+    )
+
+
+def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> LeaderboardConfig:
+    where = f"leaderboards[{index}]"
+    data = _keys(value, _LEADERBOARD_KEYS, {"id", "title", "systems"}, where)
+    entry_id = _entry_id(data["id"], where, seen)
+    where = f"leaderboard {entry_id!r}"
+    items = data["systems"]
+    if not isinstance(items, list) or len(items) < 2:
+        raise _fail(f"{where} systems", "must be a list of two or more systems")
+    systems: list[LeaderboardSystemConfig] = []
+    for i, item in enumerate(items):
+        system = _leaderboard_system(item, base, f"{where} systems[{i}]")
+        if any(other.label == system.label for other in systems):
+            raise _fail(f"{where} systems[{i}]", f"duplicate label {system.label!r}")
+        systems.append(system)
+    baseline = data.get("baseline")
+    if baseline is not None:
+        baseline = _text(baseline, f"{where} baseline", max_len=200)
+        if baseline not in {s.label for s in systems}:
+            raise _fail(f"{where} baseline", f"{baseline!r} is not the label of one of its systems")
+    try:
+        alpha = check_alpha(data.get("alpha", DEFAULT_ALPHA))
+        correction = check_correction(data.get("correction", "holm"))
+    except ValueError as error:
+        raise _fail(where, str(error)) from None
+    return LeaderboardConfig(
+        id=entry_id,
+        title=_text(data["title"], f"{where} title"),
+        systems=tuple(systems),
+        baseline=baseline,
+        tasks=_path(data["tasks"], base, f"{where} tasks", kind="dir") if data.get("tasks") is not None else None,
+        ks=_ks(data["ks"], f"{where} ks") if "ks" in data else (1,),
+        alpha=alpha,
+        correction=correction,
     )
 
 
@@ -249,6 +364,9 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         _comparison(item, i, base, seen) for i, item in enumerate(_list(top.get("comparisons"), "comparisons"))
     )
     ledgers = tuple(_ledger(item, i, base, seen) for i, item in enumerate(_list(top.get("ledgers"), "ledgers")))
+    leaderboards = tuple(
+        _leaderboard(item, i, base, seen) for i, item in enumerate(_list(top.get("leaderboards"), "leaderboards"))
+    )
     output_text = _text(top.get("output", "_site"), "output", max_len=4096)
     output = (base / output_text).resolve() if not Path(output_text).is_absolute() else Path(output_text).resolve()
     description = top.get("description", "")
@@ -261,6 +379,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         comparisons=comparisons,
         ledgers=ledgers,
         base_dir=base,
+        leaderboards=leaderboards,
     )
 
 

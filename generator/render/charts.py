@@ -23,6 +23,7 @@ import plotly.io as pio  # type: ignore[import-untyped]
 from markupsafe import Markup
 
 from generator.pages.models import ChartSpec, ForestChart, ForestRow, LineChart
+from generator.pages.names import visible
 
 __all__ = ["build_figure", "figure_json", "plot_text"]
 
@@ -33,8 +34,8 @@ _MAX_LABEL = 48
 
 
 def plot_text(value: str, limit: int = _MAX_LABEL) -> str:
-    """Untrusted text made inert for Plotly's pseudo-HTML labels."""
-    value = " ".join(value.split())
+    """Untrusted text made inert for Plotly's pseudo-HTML labels (invisible characters made visible)."""
+    value = visible(" ".join(value.split()))
     if len(value) > limit:
         value = value[: limit - 1] + "…"
     return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -30,6 +30,7 @@ def unavailable(reason: str) -> NoReturn:
 
 
 PAGE_KINDS = ("index", "comparison", "task", "ledger", "arm", "entry-error")
+LEADERBOARD_KINDS = ("leaderboard", "leaderboard-system", "leaderboard-pair")
 DESKTOP = {"width": 1280, "height": 900}
 MOBILE = {"width": 375, "height": 812}
 
@@ -57,6 +58,10 @@ def page_kind(root: Path, path: Path) -> str:
         return "comparison" if len(parts) == 3 else "task"
     if parts[0] == "ledgers":
         return "ledger" if len(parts) == 3 else "arm"
+    if parts[0] == "leaderboards":
+        if len(parts) == 3:
+            return "leaderboard"
+        return {"systems": "leaderboard-system", "pairs": "leaderboard-pair"}[parts[2]]
     raise AssertionError(f"unknown page {path}")
 
 
@@ -193,6 +198,7 @@ CHART_STATE = """(id) => {
     traces: traces.length,
     points: traces.map(t => t.querySelectorAll('path.point').length),
     errorbars: traces.map(t => t.querySelectorAll('g.errorbar').length),
+    heatmaps: el.querySelectorAll('g.heatmaplayer g.hm image').length,
     legend: [...el.querySelectorAll('g.legend text.legendtext')].map(t => t.textContent),
   };
 }"""
@@ -207,16 +213,21 @@ def chart_problems(page: Any, path: Path) -> list[str]:
         problems.append(f"chart elements {sorted(dom_ids)} != embedded figures {sorted(figs)}")
     for chart_id, fig in figs.items():
         state = page.evaluate(CHART_STATE, chart_id)
-        traces = fig.get("data", [])
-        want_points = [len(defined_points(t)) for t in traces]
+        every = fig.get("data", [])
+        traces = [t for t in every if t.get("type", "scatter") == "scatter"]
+        heatmaps = [t for t in every if t.get("type") == "heatmap"]
+        # a trace drawn as lines only has no point markers
+        want_points = [len(defined_points(t)) if "markers" in t.get("mode", "markers") else 0 for t in traces]
         if state["rendered"] != "true" or state["svgs"] < 1:
             problems.append(f"{chart_id}: not rendered ({state})")
             continue
         if state["traces"] != len(traces):
             problems.append(f"{chart_id}: {state['traces']} traces drawn, figure has {len(traces)}")
+        if state["heatmaps"] != len(heatmaps):
+            problems.append(f"{chart_id}: {state['heatmaps']} heatmaps drawn, figure has {len(heatmaps)}")
         if state["points"] != want_points:
             problems.append(f"{chart_id}: points drawn {state['points']}, figure has {want_points}")
-        if not sum(want_points):
+        if not sum(want_points) and not heatmaps:
             problems.append(f"{chart_id}: the figure has no points at all")
         want_bars = [len(defined_points(t)) if t.get("error_x") else 0 for t in traces]
         if state["errorbars"] != want_bars:

@@ -23,9 +23,9 @@ AXE_OPTIONS = {
 }
 BLOCKING = ("serious", "critical")
 
-CASES = [("example", kind) for kind in ("index", "comparison", "task", "ledger", "arm")] + [
-    ("hostile", kind) for kind in ("index", "comparison", "task", "ledger", "arm", "entry-error")
-]
+CASES = [
+    ("example", kind) for kind in ("index", "comparison", "task", "ledger", "arm", *browsing.LEADERBOARD_KINDS)
+] + [("hostile", kind) for kind in ("index", "comparison", "task", "ledger", "arm", "entry-error")]
 
 
 def _site(request, which: str) -> Path:

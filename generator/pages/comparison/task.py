@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from generator.model.common import SIDES, sha256_text
+from generator.model.runs import task_folder_problem
 from generator.pages import format as fmt
 from generator.pages.comparison.context import MANIFEST_FIELDS, TELEMETRY_FIELDS, ComparisonContext, side_label
 from generator.pages.models import Cell, Column, InputDigest, Link, PageBundle, Row, Table, TaskPage
@@ -117,7 +118,9 @@ class TaskPages(ComparisonContext):
                         ),
                         fmt.bool_cell(run["paired"], "paired", "unpaired"),
                         Cell(
-                            str(run["artifact"]),
+                            f"{run['artifact']}: {run['artifact_reason']}"
+                            if run.get("artifact_reason")
+                            else str(run["artifact"]),
                             None,
                             None,
                             "warn" if run["artifact"] in ("rejected", "absent") else "",
@@ -173,6 +176,8 @@ class TaskPages(ComparisonContext):
         instruction = self.source.instructions.get(task)
         if instruction is not None:
             note = None
+        elif self.source.tasks_configured and (problem := task_folder_problem(task)) is not None:
+            note = f"The instruction is not looked up and this task's tasks-tree paths hash as missing: {problem}."
         elif self.source.tasks_configured:
             note = "No readable instruction.md was found for this task in the tasks folder."
         else:

@@ -12,6 +12,7 @@ from typing import Any
 
 from generator.model.common import SIDES
 from generator.model.comparison import COMPARISON_SCHEMA, ComparisonResult, Pair
+from generator.model.formats import FORMAT_NOTES
 from generator.model.runs import TELEMETRY_FIELDS, Artifact, Experiment, RunRecord
 from generator.model.stats import as_json
 
@@ -20,9 +21,13 @@ __all__ = ["SCHEMA", "comparison_document"]
 SCHEMA = COMPARISON_SCHEMA
 
 
-def _side_summary(experiment: Experiment) -> dict[str, Any]:
+def _side_summary(experiment: Experiment, fmt: str) -> dict[str, Any]:
     load = experiment.matrix
+    # An imported side says its format and what that format cannot record; a Comet side's
+    # summary is unchanged (no "format" key means "comet"), so Comet documents keep their bytes.
+    imported = {"format": fmt, "format_notes": list(FORMAT_NOTES.get(fmt, ()))} if fmt != "comet" else {}
     return {
+        **imported,
         "treatment": experiment.treatment,
         "experiment": experiment.label,
         "runs": len(experiment.records),
@@ -131,7 +136,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         "ks": list(result.ks),
         "expected_keys": alignment.expected_keys,
         "tasks": list(alignment.tasks),
-        **{side: _side_summary(result.experiments[side]) for side in SIDES},
+        **{side: _side_summary(result.experiments[side], result.formats.get(side, "comet")) for side in SIDES},
         "pairs": [
             {
                 "task": pair.task,
