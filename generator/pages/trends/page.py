@@ -1,0 +1,128 @@
+"""The trend page of one subject: it selects and formats the numbers of ``analyze.history`` only.
+
+Rows carry stable anchors (``build-<n>``, ``task-<slug>``) so the build summary can link to the
+exact row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from generator.model.history import StepDifference, Trend
+from generator.pages.format import interval
+from generator.pages.models import Link, PageMeta, SiteInfo
+from generator.pages.urls import name_slug
+
+__all__ = ["BuildRow", "StripRow", "TrendPage", "build_trend_page", "trend_url", "build_anchor", "task_anchor"]
+
+_MARK = {"pass": "✓", "fail": "✗", "mixed": "±", None: "·"}
+
+
+def trend_url(kind: str, subject: str) -> str:
+    return f"trends/{kind}s/{subject}/index.html"
+
+
+def subject_url(kind: str, subject: str) -> str:
+    return f"{kind}s/{subject}/index.html"
+
+
+def build_anchor(number: int) -> str:
+    return f"build-{number}"
+
+
+def task_anchor(label: str, task: str) -> str:
+    return f"task-{name_slug(label + chr(0) + task)}"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildRow:
+    anchor: str
+    number: str
+    revision: str
+    verdict: str
+    issues: str
+    sides: tuple[str, ...]  # "0.667 [0.40, 0.93]" per side label
+    steps: tuple[str, ...]  # "-0.333 [-0.61, -0.06] regression" per side label
+    cls: str  # "regression" when any step is a regression
+
+
+@dataclass(frozen=True, slots=True)
+class StripRow:
+    anchor: str
+    label: str
+    task: str
+    marks: tuple[str, ...]
+    flaky: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TrendPage:
+    meta: PageMeta
+    kind: str
+    subject: str
+    subject_href: str
+    labels: tuple[str, ...]
+    builds: tuple[BuildRow, ...]
+    strips: tuple[StripRow, ...]
+    flaky: int
+    template: ClassVar[str] = "trend.html"
+
+
+def _number(value: float | None, sign: bool = False) -> str:
+    return "—" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+
+
+def _step(step: StepDifference | None) -> str:
+    if step is None:
+        return "—"
+    if step.status == "not compared":
+        return f"not compared ({step.tasks} shared task(s))"
+    return f"{_number(step.estimate, True)} {interval(step.lower, step.upper, 3)} {step.status} ({step.tasks} tasks)"
+
+
+def build_trend_page(trend: Trend, site: SiteInfo) -> TrendPage:
+    url = trend_url(trend.kind, trend.subject)
+    root = "../" * url.count("/")
+    labels = tuple(sorted({p.label for b in trend.builds for p in b.sides}))
+    rows = []
+    for build in trend.builds:
+        points = {p.label: p for p in build.sides}
+        steps = {s.label: s for s in build.steps}
+        rows.append(
+            BuildRow(
+                build_anchor(build.number),
+                str(build.number),
+                (build.revision or "unknown")[:12],
+                build.verdict or "—",
+                str(build.issues),
+                tuple(
+                    f"{_number(points[label].estimate)} {interval(points[label].lower, points[label].upper, 3)}"
+                    if label in points
+                    else "absent"
+                    for label in labels
+                ),
+                tuple(_step(steps.get(label)) if build.number > 1 else "first build" for label in labels),
+                "regression" if build.regressions else "",
+            )
+        )
+    strips = tuple(
+        StripRow(task_anchor(s.label, s.task), s.label, s.task, tuple(_MARK[o] for o in s.outcomes), s.flaky)
+        for s in trend.strips
+    )
+    meta = PageMeta(
+        url,
+        f"Trend: {trend.title}",
+        site,
+        crumbs=(Link("Index", f"{root}index.html"),),
+    )
+    return TrendPage(
+        meta,
+        trend.kind,
+        trend.subject,
+        root + subject_url(trend.kind, trend.subject),
+        labels,
+        tuple(rows),
+        strips,
+        sum(1 for s in strips if s.flaky),
+    )

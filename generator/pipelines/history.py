@@ -1,0 +1,292 @@
+"""The build history in a build: entry bodies from the computed results, the append, trends, the gate.
+
+``comparison_body`` / ``leaderboard_body`` turn one entry's already computed document (and its
+"Built from" digests) into a history entry body; ``record_build`` appends them
+(:func:`generator.write.history.append_history`) and returns the trends
+(:func:`generator.analyze.history.trends`); ``gate_reasons`` words the ``--fail-on`` reasons;
+``run_verify`` is ``evalsite history verify``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from generator.analyze.history import trends
+from generator.model.errors import EvalsiteError
+from generator.model.history import HISTORY_SCHEMA, SummaryItem, Trend
+from generator.model.ledger import canonical_bytes
+from generator.model.stats import BETTER, WORSE, ExperimentComparison
+from generator.pages.models import InputDigest, SiteInfo
+from generator.pages.trends.page import build_trend_page, subject_url, trend_url
+from generator.read.config import SiteConfig
+from generator.read.history import read_history, verify_history
+from generator.render.summary import render_summary
+from generator.render.trend import render_trend_page
+from generator.write.files import write_text_atomic
+from generator.write.guard import check_output_file
+from generator.write.history import AppendedHistory, append_history
+
+__all__ = [
+    "FAIL_ON",
+    "comparison_body",
+    "gate_reasons",
+    "leaderboard_body",
+    "record_build",
+    "run_verify",
+    "source_revision",
+]
+
+FAIL_ON = ("regression", "issues", "verdict-worse")
+_VERDICT_RANK = {BETTER: 2, "not distinguishable": 1, WORSE: 0}
+
+
+def source_revision(cwd: Path | None = None) -> str | None:
+    """``GITHUB_SHA``, else ``git rev-parse HEAD`` (5 s timeout); ``None`` when neither answers."""
+    sha = os.environ.get("GITHUB_SHA", "").strip()
+    if sha:
+        return sha[:64]
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout.strip()
+    return text if done.returncode == 0 and 7 <= len(text) <= 64 and text.isalnum() else None
+
+
+def _epoch() -> int | None:
+    text = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def _inputs(inputs: Sequence[InputDigest]) -> tuple[dict[str, str], str]:
+    mapping = {item.role: item.sha256 for item in inputs}
+    return mapping, "sha256:" + hashlib.sha256(canonical_bytes(mapping)).hexdigest()
+
+
+def _body(kind: str, subject: str, title: str, inputs: Sequence[InputDigest], **rest: Any) -> dict[str, Any]:
+    mapping, digest = _inputs(inputs)
+    return {
+        "schema": HISTORY_SCHEMA,
+        "kind": kind,
+        "subject": subject,
+        "title": title,
+        "revision": source_revision(),
+        "time": _epoch(),
+        "inputs": mapping,
+        "inputs_digest": digest,
+        **rest,
+    }
+
+
+def comparison_body(
+    subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest], verdict: str | None
+) -> dict[str, Any]:
+    """One comparison's entry: per side and task the matched passes and runs, and the runs left out."""
+    left_out = Counter((r["side"], r["task"]) for r in document["runs"] if not r["paired"])
+    sides = []
+    for side in ("candidate", "baseline"):
+        tasks = [
+            {
+                "task": o["task"],
+                "passes": o[f"{side}_passes"],
+                "runs": o["pairs"],
+                "excluded": left_out[side, o["task"]],
+            }
+            for o in document["task_outcomes"]
+        ]
+        sides.append({"label": side, "tasks": tasks})
+    issues = sum(int(n) for n in document["issue_counts"].values())
+    return _body("comparison", subject, title, inputs, verdict=verdict, issues=issues, tiers=None, sides=sides)
+
+
+def leaderboard_body(
+    subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]
+) -> dict[str, Any]:
+    """One leaderboard's entry: per system and task the aligned passes and runs, and the runs left out."""
+    sides = []
+    issues = 0
+    for system in document["systems"]:
+        left_out = Counter(r["task"] for r in system["runs"] if not r["aligned"])
+        tasks = [
+            {"task": o["task"], "passes": o["passes"], "runs": len(o["reps"]), "excluded": left_out[o["task"]]}
+            for o in system["task_outcomes"]
+        ]
+        sides.append({"label": system["label"], "tasks": tasks})
+        issues += sum(int(n) for n in system["issue_counts"].values())
+    tiers = [list(tier) for tier in document["tiers"]]
+    return _body("leaderboard", subject, title, inputs, verdict=None, issues=issues, tiers=tiers, sides=sides)
+
+
+def record_build(path: Path, bodies: Sequence[Mapping[str, Any]]) -> tuple[AppendedHistory, tuple[Trend, ...]]:
+    """Append this build's entries and compute every subject's trend from the whole history."""
+    appended = append_history(path, bodies)
+    return appended, trends(appended.history.entries)
+
+
+def gate_reasons(fail_on: Sequence[str], trend_list: Sequence[Trend], issues: Mapping[str, int]) -> list[str]:
+    """One sentence per reason the build fails its ``--fail-on`` gate (empty: it passes)."""
+    reasons: list[str] = []
+    for trend in trend_list:
+        latest = trend.latest
+        if latest is None:
+            continue
+        if "regression" in fail_on:
+            for step in latest.regressions:
+                reasons.append(
+                    f"{trend.kind} {trend.subject!r}: {step.label} regressed against the previous build "
+                    f"(pass@1 {step.estimate:+.3f}, 95% interval {step.lower:+.3f} to {step.upper:+.3f}, "
+                    f"{step.tasks} shared tasks)"
+                )
+        if "verdict-worse" in fail_on and len(trend.builds) > 1:
+            before, now = trend.builds[-2].verdict, latest.verdict
+            if before in _VERDICT_RANK and now in _VERDICT_RANK and _VERDICT_RANK[now] < _VERDICT_RANK[before]:
+                reasons.append(f"{trend.kind} {trend.subject!r}: the verdict went from {before!r} to {now!r}")
+    if "issues" in fail_on:
+        for subject, count in issues.items():
+            if count:
+                reasons.append(f"{subject}: {count} alignment issue(s)")
+    return reasons
+
+
+def run_verify(path: str) -> int:
+    """``evalsite history verify PATH``: 0 and a count when the chain verifies; exit 2 naming the first bad entry."""
+    if not os.path.lexists(path):
+        raise EvalsiteError(f"history file {Path(path).name!r} not found")
+    read = read_history(path)
+    problem = verify_history(read)
+    if problem is not None:
+        raise EvalsiteError(problem)
+    subjects = len({(e.kind, e.subject) for e in read.entries})
+    sys.stdout.write(f"history verified: {len(read.entries)} entries, {subjects} subject(s), chain intact\n")
+    return 0
+
+
+# --------------------------------------------------------------------------- in a build
+
+
+@dataclass(frozen=True)
+class Record:
+    """One comparison or leaderboard of this build, as the history and the summary need it."""
+
+    kind: Literal["comparison", "leaderboard"]
+    subject: str
+    title: str
+    body: Mapping[str, Any] | None  # None: the entry could not be built (nothing is recorded)
+    verdict: str | None = None
+    effect: float | None = None
+    lower: float | None = None
+    upper: float | None = None
+    error: str | None = None
+
+
+def comparison_record(
+    subject: str,
+    title: str,
+    document: Mapping[str, Any],
+    inputs: Sequence[InputDigest],
+    statistics: ExperimentComparison | None,
+) -> Record:
+    verdict = statistics.verdict.outcome if statistics is not None else None
+    body = comparison_body(subject, title, document, inputs, verdict)
+    if statistics is None:
+        return Record("comparison", subject, title, body)
+    difference = statistics.paired.difference.interval
+    return Record("comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper)
+
+
+def leaderboard_record(subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]) -> Record:
+    return Record("leaderboard", subject, title, leaderboard_body(subject, title, document, inputs))
+
+
+def failed_record(kind: Literal["comparison", "leaderboard"], subject: str, title: str, message: str) -> Record:
+    return Record(kind, subject, title, None, error=message)
+
+
+def check_summary_path(path: Path, config: SiteConfig) -> None:
+    """``--summary``: never over an input, never inside an input folder, only over an earlier summary."""
+    inputs = config.input_paths()
+    check_output_file(
+        path,
+        kind="summary",
+        input_files=[p for p in inputs if p.is_file()],
+        input_folders=[p for p in inputs if p.is_dir()],
+        option="--summary",
+    )
+
+
+@dataclass
+class HistoryOutcome:
+    trends: tuple[Trend, ...] = ()
+    pages: list[tuple[str, str, object]] = field(default_factory=list)  # (url, html, data.json content)
+    appended: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+
+def _trend_data(trend: Trend) -> dict[str, Any]:
+    return {"schema": "evalsite.trend.v1", "trend": asdict(trend)}
+
+
+def run_history(
+    records: Sequence[Record],
+    history: Path | None,
+    fail_on: Sequence[str],
+    site: SiteInfo,
+    templates: Path,
+) -> HistoryOutcome:
+    """Append this build's entries (when a history is configured), build the trend pages, word the gate."""
+    outcome = HistoryOutcome()
+    if history is not None:
+        appended, outcome.trends = record_build(history, [r.body for r in records if r.body is not None])
+        outcome.appended = len(appended.appended)
+        current = {(r.kind, r.subject) for r in records}
+        for trend in outcome.trends:
+            if (trend.kind, trend.subject) not in current:
+                continue  # a subject no longer in the config keeps its entries, but gets no page
+            page = build_trend_page(trend, site)
+            outcome.pages.append((page.meta.url, render_trend_page(page, templates), _trend_data(trend)))
+    current_trends = [t for t in outcome.trends if (t.kind, t.subject) in {(r.kind, r.subject) for r in records}]
+    issues = {f"{r.kind} {r.subject!r}": int(r.body["issues"]) for r in records if r.body is not None}
+    outcome.reasons = gate_reasons(fail_on, current_trends, issues)
+    return outcome
+
+
+def write_summary(path: Path, records: Sequence[Record], outcome: HistoryOutcome, base_url: str | None) -> None:
+    by_subject = {(t.kind, t.subject): t for t in outcome.trends}
+    items = []
+    for r in records:
+        trend = by_subject.get((r.kind, r.subject))
+        page = subject_url(r.kind, r.subject)
+        anchor = "verdict" if r.kind == "comparison" else "tiers"
+        issues_anchor = "alignment-issues" if r.kind == "comparison" else "issues-s"
+        tiers = None
+        if r.body is not None and r.body.get("tiers") is not None:
+            tiers = tuple(tuple(tier) for tier in r.body["tiers"])
+        items.append(
+            SummaryItem(
+                r.kind,
+                r.subject,
+                r.title,
+                f"{page}#{anchor}",
+                f"{page}#{issues_anchor}",
+                r.verdict,
+                r.effect,
+                r.lower,
+                r.upper,
+                tiers,
+                int(r.body["issues"]) if r.body is not None else 0,
+                trend,
+                trend_url(r.kind, r.subject) if trend is not None else None,
+                r.error,
+            )
+        )
+    write_text_atomic(path, render_summary(items, base_url, outcome.reasons))

@@ -1,0 +1,61 @@
+"""Small generated Comet experiments for the build-history tests.
+
+``write_build(root, candidate)`` (re)writes ``root/cand`` and ``root/base`` from per-task pass
+counts (three repetitions per task; the baseline is fixed) and a one-comparison site config with a
+history file; ``build(root, *extra)`` runs ``evalsite build`` and returns (exit, stdout, stderr).
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compare"))
+
+from comet_fixtures import BASE, CAND, write_run  # noqa: E402
+
+from generator.cli import main  # noqa: E402
+
+REPS = 3
+TASKS = [f"task-{i:02d}" for i in range(10)]
+BASELINE = [REPS if i % 2 == 0 else 0 for i in range(10)]  # 5 of 10 tasks pass every run
+
+
+def write_side(folder: Path, treatment: str, passes: list[int]) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    for task, count in zip(TASKS, passes, strict=True):
+        for rep in range(1, REPS + 1):
+            write_run(folder, task, treatment, rep, rep <= count)
+
+
+def write_build(root: Path, candidate: list[int], *, base_url: str | None = None) -> Path:
+    write_side(root / "cand", CAND, candidate)
+    if not (root / "base").exists():
+        write_side(root / "base", BASE, BASELINE)
+    config = root / "site.yaml"
+    config.write_text(
+        "title: history\nhistory: history.jsonl\n"
+        + (f"base_url: {base_url}\n" if base_url else "")
+        + "comparisons:\n  - id: a\n    title: Candidate vs baseline\n"
+        f"    candidate: {{experiment: cand, treatment: {CAND}}}\n"
+        f"    baseline: {{experiment: base, treatment: {BASE}}}\n",
+        encoding="utf-8",
+    )
+    return config
+
+
+def build(root: Path, *extra: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stderr(err), redirect_stdout(out):
+        code = main(["build", "--config", str(root / "site.yaml"), "--out", str(root / "out"), *extra])
+    return code, out.getvalue(), err.getvalue()
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stderr(err), redirect_stdout(out):
+        code = main(list(args))
+    return code, out.getvalue(), err.getvalue()
