@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import errno
 import os
 import sys
@@ -292,7 +293,31 @@ def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("build", help="build the static site described by site-config.yaml")
     p.add_argument("--config", default="site-config.yaml", metavar="FILE")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the config's output)")
+    p.add_argument("--history", metavar="PATH", help="build history file to append to (default: the config's history)")
+    p.add_argument("--summary", metavar="FILE", help="write a Markdown summary (for $GITHUB_STEP_SUMMARY or a PR)")
+    p.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        choices=("regression", "issues", "verdict-worse"),
+        help="exit 1 (after writing the site and the summary) on this condition; repeatable",
+    )
     p.set_defaults(handler=_run_build)
+
+
+def _add_history(sub: argparse._SubParsersAction[_Parser]) -> None:
+    history = sub.add_parser("history", help="check a build history file", description="Check a build history file.")
+    commands = history.add_subparsers(dest="history_command", metavar="COMMAND", parser_class=_Parser)
+    commands.required = True
+    p = commands.add_parser("verify", help="check the hash chain; name the first edited or missing entry")
+    p.add_argument("path", metavar="PATH")
+    p.set_defaults(handler=_run_history_verify)
+
+
+def _run_history_verify(args: argparse.Namespace) -> int:
+    from generator.pipelines.history import run_verify
+
+    return _quiet_pipe(lambda: run_verify(args.path))
 
 
 def _display(path: Path) -> str:
@@ -307,8 +332,12 @@ def _run_build(args: argparse.Namespace) -> int:
     from generator.pipelines.build import build_site, load_config, progress_wanted
 
     config = load_config(args.config)
+    if getattr(args, "history", None):
+        config = dataclasses.replace(config, history=Path(args.history).resolve())
     out = Path(args.out).resolve() if getattr(args, "out", None) else config.output
-    report = build_site(config, out, progress=progress_wanted())
+    summary = Path(args.summary) if getattr(args, "summary", None) else None
+    fail_on = tuple(getattr(args, "fail_on", None) or ())
+    report = build_site(config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     problems = len(report.warnings)
@@ -319,7 +348,9 @@ def _run_build(args: argparse.Namespace) -> int:
         + "\n",
         results_already_written=True,
     )
-    return 0
+    for reason in report.gate:
+        print(f"fail: {reason}", file=sys.stderr)
+    return 1 if report.gate else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -333,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_leaderboard(sub)
     _add_ledger(sub)
     _add_build(sub)
+    _add_history(sub)
     return parser
 
 

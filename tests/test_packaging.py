@@ -29,6 +29,8 @@ def test_wheel_contains_templates_and_assets(tmp_path: Path) -> None:
         "generator/templates/comparison.html",
         "generator/templates/assets/charts.js",
         "generator/templates/assets/site.css",
+        "generator/templates/assets/vendor/plotly-cartesian.min.js",
+        "generator/templates/assets/vendor/LICENSE",
     ):
         assert required in names, required
     assert not any(name.startswith(("tests/", "examples/")) for name in names)

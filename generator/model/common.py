@@ -17,6 +17,7 @@ from typing import Final, Literal
 __all__ = [
     "DEFAULT_KS",
     "SIDES",
+    "cap_text",
     "Side",
     "is_json_number",
     "is_number",
@@ -80,3 +81,10 @@ def short_hash(value: object, *, empty: str = "") -> str:
 def is_slug(value: object) -> bool:
     """True for config ids usable as one URL segment: ``a-z0-9-``, 1-64 chars."""
     return isinstance(value, str) and bool(_SLUG_RE.fullmatch(value))
+
+
+def cap_text(value: str, limit: int) -> str:
+    """``value`` cut to ``limit`` characters with the cut disclosed (how many, and the digest of the whole)."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}… ({len(value) - limit:,} more characters cut; {sha256_text(value)})"

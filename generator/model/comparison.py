@@ -26,9 +26,12 @@ __all__ = [
     "COMPARISON_SCHEMA",
     "ISSUE_REASONS",
     "METRICS",
+    "REPORTED_METRICS",
+    "REPORTED_SOURCE_LABEL",
     "Alignment",
     "ComparisonInputs",
     "ComparisonResult",
+    "Disagreement",
     "DurationSummary",
     "EfficiencyRow",
     "EfficiencyTable",
@@ -36,6 +39,7 @@ __all__ = [
     "MacroMetrics",
     "Metric",
     "Pair",
+    "ReportedDuration",
     "normalize_ks",
     "parse_ks",
 ]
@@ -185,13 +189,59 @@ METRICS: Final = (
 )
 
 
+# Efficiency rows that only a harness reports (never re-derived from raw stdout).
+REPORTED_METRICS: Final = (
+    *METRICS,
+    Metric(label="Agent duration", key="agent_duration_seconds", kind="seconds"),
+    Metric(label="LLM API calls", key="api_calls", kind="count"),
+    Metric(label="Tool execution time", key="tool_time_seconds", kind="seconds"),
+    Metric(label="Output tokens (agent's own count)", key="output_tokens_reported", kind="tokens"),
+    Metric(label="User-simulator cost", key="user_sim_cost_usd", kind="usd"),
+)
+REPORTED_SOURCE_LABEL: Final = "reported by the harness"
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A run whose re-derived value and reported value of one field differ (the re-derived one wins)."""
+
+    task: str
+    rep: int
+    key: str
+    derived: float
+    reported: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"task": self.task, "rep": self.rep, "key": self.key, "derived": self.derived, "reported": self.reported}
+
+
+@dataclass(frozen=True)
+class ReportedDuration:
+    """Durations the harness reported, for the matched runs that have no re-derived duration."""
+
+    covered: int = 0
+    total_seconds: float | None = None
+    average_seconds: float | None = None
+    disagreements: tuple[Disagreement, ...] = ()  # runs with both values, where they differ
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "source": REPORTED_SOURCE_LABEL,
+            "covered": self.covered,
+            "total_seconds": self.total_seconds,
+            "average_seconds": self.average_seconds,
+            "disagreements": [item.to_json() for item in self.disagreements],
+        }
+
+
 @dataclass(frozen=True)
 class DurationSummary:
     matched: int
     covered: int
     total_seconds: float | None
     average_seconds: float | None
-    missing: tuple[Key, ...]
+    missing: tuple[Key, ...]  # no re-derived duration (some may have a reported one)
+    reported: ReportedDuration = ReportedDuration()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -200,6 +250,7 @@ class DurationSummary:
             "total_seconds": self.total_seconds,
             "average_seconds": self.average_seconds,
             "missing": [{"task": task, "rep": rep} for task, rep in self.missing],
+            "reported": self.reported.to_json(),
         }
 
 
@@ -212,6 +263,8 @@ class EfficiencyRow:
     selected: int
     candidate_average: float | None
     baseline_average: float | None
+    # re-derived rows: runs of the selected pairs whose reported value differs (the re-derived one wins)
+    disagreements: int = 0
 
     @property
     def delta_pct(self) -> float | None:
@@ -229,16 +282,30 @@ class EfficiencyRow:
             "candidate_average": self.candidate_average,
             "baseline_average": self.baseline_average,
             "delta_pct": self.delta_pct,
+            "reported_disagreements": self.disagreements,
         }
 
 
 @dataclass(frozen=True)
 class EfficiencyTable:
+    """Re-derived rows (raw stdout) and, apart, rows of numbers the harness reported.
+
+    A reported row averages only pairs that the re-derived row of the same metric does not
+    cover (both sides reported it, not both re-derived), so no pair is counted twice and no
+    reported number is mixed with a re-derived one.
+    """
+
     pairs: int
     rows: tuple[EfficiencyRow, ...]
+    reported_rows: tuple[EfficiencyRow, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"pairs": self.pairs, "rows": [row.to_json() for row in self.rows]}
+        return {
+            "pairs": self.pairs,
+            "rows": [row.to_json() for row in self.rows],
+            "reported_source": REPORTED_SOURCE_LABEL,
+            "reported_rows": [row.to_json() for row in self.reported_rows],
+        }
 
 
 # --------------------------------------------------------------------------- the result

@@ -13,13 +13,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from generator.model.common import Side
+from generator.model.common import Side, cap_text, sha256_bytes
+from generator.model.formats import NOT_HASHED
 
 __all__ = [
     "CORE_PARTS",
     "EFFICIENCY_FIELDS",
     "EXTRA_FIELDS",
     "FALLBACK_SOURCE",
+    "MISSING_PATH_HASH",
+    "PART_STATES",
+    "REPORTED_FIELDS",
+    "REPORTED_ONLY_FIELDS",
     "TELEMETRY_FIELDS",
     "V2_PARTS",
     "Artifact",
@@ -32,8 +37,13 @@ __all__ = [
     "RunRecord",
     "SkippedReport",
     "Telemetry",
+    "part_state",
     "task_folder_problem",
 ]
+
+#: Report text fields (a failed check's name) are cut to this many characters, the cut disclosed with the
+#: digest of the whole, so one huge field cannot bloat the document, the pages or ``compare`` output.
+REPORT_TEXT_CAP = 2_000
 
 #: A run's identity within one side: (task, repetition).
 Key = tuple[str, int]
@@ -46,6 +56,21 @@ CORE_PARTS: Final = tuple(
 )
 V2_PARTS: Final = CORE_PARTS + tuple(f"{name}_hash" for name in ("runner", "controller", "execution"))
 FALLBACK_SOURCE: Final = "current-task-tree-fallback"
+#: The tree hash of a path that does not exist (Comet feeds ``missing\0``): proves nothing.
+MISSING_PATH_HASH: Final = sha256_bytes(b"missing\0")
+
+#: The audit state of one hashed part, compared across the two sides, with its words.
+PART_STATES: Final = {
+    "same": "same",
+    "differs": "differs",
+    "missing-both": "not hashed (missing on both sides)",
+    "missing-candidate": "missing on the candidate side",
+    "missing-baseline": "missing on the baseline side",
+    "not-hashed": "not hashed",
+    "not-recorded": "not recorded (v1 manifest)",
+    "one-sided": "recorded on one side only",
+    "no-record": "N/A (one side has no record)",
+}
 MAX_NAME_BYTES: Final = 255  # NAME_MAX on Linux, macOS and Windows file systems
 
 
@@ -76,6 +101,27 @@ class CaseManifest:
     components: Mapping[str, str]  # the six core hashes, plus runner/controller/execution for v2
     case_hash: str  # as verified (embedded) or computed (fallback)
     core_hash: str  # derived; compares a v1 record with a v2 one
+    # parts whose every input was missing when a fallback was hashed (recorded at hashing time)
+    missing: frozenset[str] = frozenset()
+    task_files: bool = True  # False: a fallback rebuilt without a tasks folder
+
+    def value(self, part: str) -> str | None:
+        """A component, or the case/core hash."""
+        if part == "case_hash":
+            return self.case_hash
+        if part == "core_hash":
+            return self.core_hash
+        return self.components.get(part)
+
+    def part_missing(self, part: str) -> bool:
+        """True when ``part`` hashes a path that did not exist.
+
+        A fallback records this while hashing; for a report-bound manifest a part equal to
+        :data:`MISSING_PATH_HASH` (the hash of a missing path) is missing.
+        """
+        if part in self.missing:
+            return True
+        return self.run_bound and self.components.get(part) == MISSING_PATH_HASH
 
     @property
     def run_bound(self) -> bool:
@@ -97,7 +143,32 @@ class CaseManifest:
         }
         for part in V2_PARTS:
             out[part] = self.components.get(part)
+        out["missing_parts"] = [part for part in V2_PARTS if self.part_missing(part)]
+        if not self.run_bound:
+            out["task_files_available"] = self.task_files
         return out
+
+
+def part_state(part: str, candidate: CaseManifest | None, baseline: CaseManifest | None) -> str:
+    """The audit state of one hashed part (a key of :data:`PART_STATES`); never "same" unless compared."""
+    if candidate is None or baseline is None:
+        return "no-record"
+    if NOT_HASHED in (candidate.case_hash, baseline.case_hash):
+        return "not-hashed"  # paired by task and repetition only: nothing was compared
+    c_value, b_value = candidate.value(part), baseline.value(part)
+    if NOT_HASHED in (c_value, b_value):
+        return "not-hashed"
+    c_missing, b_missing = candidate.part_missing(part), baseline.part_missing(part)
+    if c_missing and b_missing:
+        return "missing-both"
+    if c_missing or b_missing:
+        return "missing-candidate" if c_missing else "missing-baseline"
+    if c_value is None and b_value is None:
+        comet = all(m.schema.startswith("comet.eval.") for m in (candidate, baseline))
+        return "not-recorded" if comet and part in V2_PARTS and part not in CORE_PARTS else "not-hashed"
+    if c_value is None or b_value is None:
+        return "one-sided"
+    return "same" if c_value == b_value else "differs"
 
 
 # --------------------------------------------------------------------------- sample quality
@@ -174,6 +245,25 @@ EXTRA_FIELDS: Final = (
 )
 TELEMETRY_FIELDS: Final = (*EFFICIENCY_FIELDS, *EXTRA_FIELDS)
 
+#: Figures a harness reports but raw stdout does not give (reported telemetry only).
+REPORTED_ONLY_FIELDS: Final = (
+    "agent_duration_seconds",
+    "api_calls",
+    "tool_time_seconds",
+    "output_tokens_reported",
+    "user_sim_cost_usd",
+)
+#: ``events_summary`` key -> telemetry field, for the numbers a report carries (docs/comparison-json.md).
+#: The telemetry field names themselves are accepted too (Comet's own ``events_summary``).
+REPORTED_FIELDS: Final = {
+    "duration_s": "duration_seconds",
+    "agent_duration_s": "agent_duration_seconds",
+    "cost_usd": "total_cost_usd",
+    "turns": "num_turns",
+    "tool_time_s": "tool_time_seconds",
+    **{name: name for name in (*TELEMETRY_FIELDS, *REPORTED_ONLY_FIELDS)},
+}
+
 
 # --------------------------------------------------------------------------- runs and experiments
 
@@ -203,8 +293,9 @@ class RunRecord:
 
     @property
     def checks_failed(self) -> tuple[str, ...]:
+        """The failed checks, each cut to :data:`REPORT_TEXT_CAP` characters (the cut disclosed)."""
         failed = self.report.get("checks_failed")
-        return tuple(str(item) for item in failed) if isinstance(failed, list) else ()
+        return tuple(cap_text(str(item), REPORT_TEXT_CAP) for item in failed) if isinstance(failed, list) else ()
 
 
 @dataclass(frozen=True)
@@ -229,6 +320,9 @@ class Experiment:
 class Artifact:
     """Outcome of reading one run's raw stdout for telemetry."""
 
-    status: str  # verified | rebased | no-result-event | absent | rejected
+    status: str  # verified | rebased | no-result-event | absent | rejected | reported
     reason: str | None
-    telemetry: Mapping[str, Any] | None
+    telemetry: Mapping[str, Any] | None  # re-derived from raw stdout only
+    # what the harness reported (TELEMETRY_FIELDS + REPORTED_ONLY_FIELDS, numbers or None; "source"
+    # says who reported it); never merged into ``telemetry``
+    reported: Mapping[str, Any] | None = None

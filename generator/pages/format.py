@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from generator.model.common import is_number, sha256_text, short_hash
+from generator.model.common import cap_text, is_number, short_hash
 from generator.pages.models import Cell
 
 __all__ = [
@@ -45,9 +45,7 @@ FIELD_CAP = 500  # characters of one displayed field
 
 def capped(value: str, limit: int = FIELD_CAP) -> str:
     """``value`` cut to ``limit`` characters, the cut disclosed; unchanged when it fits."""
-    if len(value) <= limit:
-        return value
-    return f"{value[:limit]}… ({len(value) - limit:,} more characters cut; {sha256_text(value)})"
+    return cap_text(value, limit)
 
 
 def sort_key(value: Any) -> str | None:

@@ -10,7 +10,7 @@ from generator.model.ledger import ELIGIBLE
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
-from generator.pages.comparison.statistics import verdict_sentence
+from generator.pages.comparison.statistics import effect_text, verdict_sentence
 from generator.pages.models import (
     Cell,
     Column,
@@ -67,7 +67,14 @@ def comparison_headline(
         f"{len(doc['pairs']):,} strictly matched pairs of {doc['expected_keys']:,} expected task/rep keys",
         f"{len(doc['tasks']):,} tasks",
         f"{issues:,} alignment issue{'s' if issues != 1 else ''}",
-    ) + ((f"Verdict: {verdict_sentence(verdict)}",) if verdict is not None else ())
+    ) + (
+        (
+            f"Verdict: {verdict_sentence(verdict)}",
+            f"Difference in pass@1 (candidate − baseline): {effect_text(verdict)}",
+        )
+        if verdict is not None
+        else ()
+    )
     return Headline("comparison", entry_id, title, comparison_url(entry_id), True, None, summary, table)
 
 

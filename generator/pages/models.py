@@ -23,8 +23,12 @@ __all__ = [
     "Column",
     "ComparisonPage",
     "EntryErrorPage",
+    "Dot",
+    "DotChart",
     "ForestChart",
     "ForestRow",
+    "GlossaryPage",
+    "GlossaryTerm",
     "Headline",
     "IndexPage",
     "InputDigest",
@@ -70,6 +74,7 @@ class Cell:
     href: str | None = None
     cls: str = ""
     title: str | None = None
+    filter: str | None = None  # with href to a table: tables.js shows only that table's rows containing this text
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +87,8 @@ class Column:
 @dataclass(frozen=True, slots=True)
 class Row:
     cells: tuple[Cell, ...]
-    cls: str = ""  # "mismatch" highlights the whole row
+    cls: str = ""  # "mismatch" highlights the whole row; "better"/"worse"/"tie"/"excluded" mark a task's direction
+    id: str | None = None  # a stable anchor: opening page.html#<id> highlights the row (and opens its section)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +100,10 @@ class Table:
     empty: str = "None."
     sortable: bool = True
     filterable: bool = False
+    # One-click views (tables.js): (label, row classes shown; "" = all rows).  Without JS every row shows.
+    views: tuple[tuple[str, str], ...] = ()
+    # Shown collapsed (<details>) when set: the summary line; the rows are one click away.
+    collapsed: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +167,35 @@ class ForestChart:
     rows: tuple[ForestRow, ...]
     lines: tuple[RefLine, ...] = ()
     band: Band | None = None
-    x_range: tuple[float, float] | None = None
+    x_range: tuple[float, float] | None = None  # a fixed axis; None: fitted to the data (and zero)
+    x_limits: tuple[float, float] | None = None  # a fitted axis never reaches past these (the possible values)
+    x_unit: str = ""  # "pp": rates differences drawn in percentage points (values x 100, ticks "+5 pp")
     kind: ClassVar[str] = "forest"
 
 
-ChartSpec = LineChart | ForestChart
+@dataclass(frozen=True, slots=True)
+class Dot:
+    label: str  # one y-axis category; unique within the chart
+    group: str  # one legend entry (trace) per group
+    x: float
+    hover: str
+
+
+@dataclass(frozen=True, slots=True)
+class DotChart:
+    """One marker per category (for example the tasks that drive a difference), in the given order."""
+
+    id: str
+    title: str
+    caption: str
+    x_title: str
+    dots: tuple[Dot, ...]
+    x_limits: tuple[float, float] | None = None
+    x_unit: str = ""  # as ForestChart.x_unit
+    kind: ClassVar[str] = "dots"
+
+
+ChartSpec = LineChart | ForestChart | DotChart
 
 
 # --------------------------------------------------------------------------- statistics slot
@@ -174,6 +208,8 @@ class Verdict:
     text: str
     kind: str = "info"  # better | worse | undecided | info
     method: str = ""
+    # The decision at a glance: (label, value, glossary term or ""), shown with the verdict.
+    facts: tuple[tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,6 +328,10 @@ class ComparisonPage:
     issues_table: Table
     skipped_table: Table
     statistics: StatisticsSection = field(default_factory=StatisticsSection)
+    no_verdict_reason: str | None = None  # one sentence, shown first, when there is no verdict
+    failure_table: Table | None = None  # failure reasons counted per side
+    glossary_href: str = ""  # relative link to glossary.html from this page
+    task_chart: ChartSpec | None = None  # the tasks that drive the difference (None: no task differs)
     template: ClassVar[str] = "comparison.html"
 
 
@@ -359,10 +399,25 @@ class ArmPage:
     cells_table: Table
     candidate: CandidateBlock | None
     extended_tables: tuple[Table, ...] = ()  # from the extended summary, when available
+    side: str = "candidate"  # "baseline" | "candidate": the arm's standing when it has no admission row
     template: ClassVar[str] = "arm.html"
 
 
-Page = IndexPage | EntryErrorPage | ComparisonPage | TaskPage | LedgerPage | ArmPage
+@dataclass(frozen=True, slots=True)
+class GlossaryTerm:
+    id: str  # the anchor: glossary.html#<id>
+    term: str
+    definition: str
+
+
+@dataclass(frozen=True, slots=True)
+class GlossaryPage:
+    meta: PageMeta
+    terms: tuple[GlossaryTerm, ...]
+    template: ClassVar[str] = "glossary.html"
+
+
+Page = IndexPage | EntryErrorPage | ComparisonPage | TaskPage | LedgerPage | ArmPage | GlossaryPage
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from generator.model.stats import ExperimentComparison
 from generator.model.version import __version__
 from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
 from generator.pages.comparison.statistics import comparison_statistics, decided_verdict
+from generator.pages.glossary import GLOSSARY_URL, glossary_page
 from generator.pages.index import (
     build_index_page,
     comparison_headline,
@@ -52,6 +53,14 @@ from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pages.urls import page_dir
+from generator.pipelines.history import (
+    check_summary_path,
+    comparison_record,
+    failed_record,
+    leaderboard_record,
+    run_history,
+    write_summary,
+)
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
@@ -207,6 +216,9 @@ class BuildReport:
     largest_page: tuple[str, int] = ("", 0)
     warnings: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    records: list[Any] = field(default_factory=list)  # pipelines.history.Record per comparison/leaderboard
+    gate: list[str] = field(default_factory=list)  # --fail-on reasons (docs/history.md); exit 1 when any
+    history_appended: int = 0
 
 
 class _Progress:
@@ -343,9 +355,12 @@ def _comparison_bundles(
         bundles = build_comparison_pages(source, site)
         verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
+        report.records.append(comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics))
         return headline, bundles
     except _DATA_ERRORS as error:
-        return _entry_failed("comparison", entry, error, site, config, report)
+        failed = _entry_failed("comparison", entry, error, site, config, report)
+        report.records.append(failed_record("comparison", entry.id, entry.title, report.warnings[-1]))
+        return failed
 
 
 def _ledger_bundles(
@@ -393,10 +408,12 @@ def _leaderboard_bundles(
         pages = build_leaderboard_pages(
             entry.id, entry.title, output.result, output.document, output.markdown, inputs, site
         )
+        report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs))
         return pages.headline, [], list(pages.bundles)
     except _DATA_ERRORS as error:
         message = _data_error_message(error, config)
         report.warnings.append(f"leaderboard {entry.id!r}: {message}")
+        report.records.append(failed_record("leaderboard", entry.id, entry.title, message))
         headline, bundle = leaderboard_error(entry.id, entry.title, message, site)
         return headline, [bundle], []
 
@@ -439,7 +456,7 @@ def _write_page(
 def _write_assets(writer: SiteWriter, templates: Path, noindex: bool) -> None:
     for name in ASSET_FILES:
         writer.write_bytes(f"assets/{name}", (templates / "assets" / name).read_bytes())
-    writer.write_bytes("assets/plotly.min.js", plotly_js())
+    writer.write_bytes("assets/plotly.min.js", plotly_js(templates))
     if noindex:
         writer.write_text("robots.txt", "User-agent: *\nDisallow: /\n")
 
@@ -451,11 +468,20 @@ def build_site(
     core: Core | None = None,
     progress: bool = False,
     templates_dir: Path | None = None,
+    summary: Path | None = None,
+    fail_on: Sequence[str] = (),
 ) -> BuildReport:
-    """Build the whole site into *out_dir* (default: the config's output) atomically."""
+    """Build the whole site into *out_dir* (default: the config's output) atomically.
+
+    With ``config.history`` set, this build's entries are appended to the history and trend pages
+    written; *summary* names the Markdown summary file; *fail_on* reasons land in ``report.gate``
+    (``docs/history.md``).
+    """
     started = time.perf_counter()
     out = Path(out_dir or config.output).resolve()
     check_output_location(out, config)
+    if summary is not None:
+        check_summary_path(summary, config)
     core = core or DefaultCore()
     templates = templates_dir or default_templates_dir()
     site = _site_info(config)
@@ -485,6 +511,8 @@ def build_site(
             boards.extend(board_pages)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
+        history = run_history(report.records, config.history, fail_on, site, templates)
+        report.history_appended, report.gate = history.appended, history.reasons
         index_inputs = [
             InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
             for bundle in bundles
@@ -505,11 +533,14 @@ def build_site(
             for bundle in bundles:
                 _write_bundle(writer, bundle, templates, report)
                 tick()
+            writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
             if config.leaderboards:
                 writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
             for board in boards:
                 _write_leaderboard_bundle(writer, board, templates, report)
-            report.pages = len(bundles) + len(boards)
+            for url, html, data in history.pages:
+                _write_page(writer, url, html, data, (), report)
+            report.pages = len(bundles) + len(boards) + len(history.pages)
             report.files = len(writer.written)
             report.total_bytes = writer.total_bytes
         if writer.kept:
@@ -519,5 +550,7 @@ def build_site(
                 f"the previous site held files evalsite did not write ({shown}{more}); "
                 f"they were kept in {writer.kept_in!r}, not deleted"
             )
+    if summary is not None:
+        write_summary(summary, report.records, history, config.base_url)
     report.seconds = time.perf_counter() - started
     return report

@@ -156,7 +156,17 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
         for side in SIDES
     }
     keys = [pair.key for pair in alignment.pairs]
-    duration = {side: duration_summary(keys, [artifact.telemetry for artifact in artifacts[side]]) for side in SIDES}
+    duration = {
+        side: duration_summary(
+            keys,
+            [artifact.telemetry for artifact in artifacts[side]],
+            [artifact.reported for artifact in artifacts[side]],
+        )
+        for side in SIDES
+    }
+    stated: list[tuple[Telemetry, Telemetry]] = list(
+        zip([a.reported for a in artifacts["candidate"]], [a.reported for a in artifacts["baseline"]], strict=True)
+    )
     both: list[tuple[Telemetry, Telemetry]] = list(
         zip(
             [a.telemetry for a in artifacts["candidate"]],
@@ -169,7 +179,12 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
         for pair, telemetry in zip(alignment.pairs, both, strict=True)
         if pair.candidate.passed and pair.baseline.passed
     ]
-    efficiency = {"strict_success": efficiency_table(successes), "all_aligned": efficiency_table(both)}
+    strict = [pair.candidate.passed and pair.baseline.passed for pair in alignment.pairs]
+    stated_successes = [reported for reported, keep in zip(stated, strict, strict=True) if keep]
+    efficiency = {
+        "strict_success": efficiency_table(successes, stated_successes),
+        "all_aligned": efficiency_table(both, stated),
+    }
     return ComparisonResult(
         inputs=inputs,
         ks=ks,

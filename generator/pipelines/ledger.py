@@ -18,10 +18,7 @@ from typing import Any, TextIO
 
 from generator.analyze.ledger.campaign import parse_campaign
 from generator.analyze.ledger.checks import check_entries, describe, require_sound
-from generator.analyze.ledger.extended import extended_summary
 from generator.analyze.ledger.receipt import check_receipt
-from generator.analyze.ledger.result import ledger_result
-from generator.analyze.ledger.summary import build_summary, summarize
 from generator.analyze.ledger.verify import VerifyReport, verify_report
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
@@ -98,6 +95,11 @@ def summarize_ledger(
     Raises :class:`EvalsiteError` (a ``LedgerDataError``) for the first problem an upstream reader
     would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).
     """
+    # numpy/scipy load only when a summary is computed: append and verify stay cheap
+    from generator.analyze.ledger.extended import extended_summary
+    from generator.analyze.ledger.result import ledger_result
+    from generator.analyze.ledger.summary import build_summary
+
     campaign = load_campaign(campaign_path)
     ledger = read_ledger(ledger_path, campaign, lock=lock)
     require_sound(ledger.problems)
@@ -136,6 +138,11 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
     locking).  ``summarize`` validates every receipt itself, so the (costly) receipt checks run
     once on the good path and again only to list every problem of a bad ledger.
     """
+    # numpy/scipy load only when a summary is computed: append and verify stay cheap
+    from generator.analyze.ledger.extended import extended_summary
+    from generator.analyze.ledger.result import ledger_result
+    from generator.analyze.ledger.summary import summarize
+
     if isinstance(ledger_source, bytes):
         entries, line_problems, torn, count = parse_ledger_bytes(ledger_source)
         ledger = LedgerRead(True, len(ledger_source), tuple(entries), tuple(line_problems), torn, count)

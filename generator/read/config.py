@@ -68,6 +68,7 @@ MAX_K = 10_000
 MAX_CONFIG_BYTES = 1_000_000
 
 _TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
+_TOP_KEYS |= {"history", "base_url"}  # build history and absolute summary links (docs/history.md)
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
 _COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
 _SIDE_KEYS = {"experiment", "treatment"}
@@ -141,6 +142,8 @@ class SiteConfig:
     ledgers: tuple[LedgerConfig, ...]
     base_dir: Path  # folder of the config file; every relative path starts here
     leaderboards: tuple[LeaderboardConfig, ...] = ()
+    history: Path | None = None  # the build history file (docs/history.md); may not exist yet
+    base_url: str | None = None  # where the site is published: absolute links in the build summary
 
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
@@ -152,6 +155,7 @@ class SiteConfig:
         for board in self.leaderboards:
             paths += [system.experiment for system in board.systems]
             paths += [board.tasks] if board.tasks is not None else []
+        paths += [self.history] if self.history is not None else []
         return tuple(paths)
 
 
@@ -355,6 +359,27 @@ def _list(value: Any, where: str) -> list[Any]:
     return value
 
 
+def _history_path(value: Any, base: Path) -> Path | None:
+    if value is None:
+        return None
+    text = _text(value, "history", max_len=4096)
+    path = (base / text).resolve() if not Path(text).is_absolute() else Path(text).resolve()
+    if not path.parent.is_dir():
+        raise _fail("history", f"the folder of {text!r} does not exist")
+    if path.is_dir():
+        raise _fail("history", f"{text!r} is a folder, not a file")
+    return path
+
+
+def _base_url(value: Any) -> str | None:
+    if value is None:
+        return None
+    text = _text(value, "base_url", max_len=2000)
+    if not text.startswith(("https://", "http://")) or any(c in text for c in " <>\"'`"):
+        raise _fail("base_url", f"{text!r} is not an http(s) URL")
+    return text.rstrip("/") + "/"
+
+
 def parse_config(data: Any, base_dir: Path) -> SiteConfig:
     """Validate an already-parsed config mapping; *base_dir* anchors relative paths."""
     base = base_dir.resolve()
@@ -380,6 +405,8 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         ledgers=ledgers,
         base_dir=base,
         leaderboards=leaderboards,
+        history=_history_path(top.get("history"), base),
+        base_url=_base_url(top.get("base_url")),
     )
 
 

@@ -75,8 +75,7 @@ def _from_agent_stdout(experiment: Experiment, relative: str, reported: dict[str
     telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
     if telemetry["subject_invocations"] == 0:
         return None
-    telemetry["reported"] = reported
-    return Artifact("verified", None, telemetry)
+    return Artifact("verified", None, telemetry, reported)
 
 
 def run_telemetry(fmt: str, experiment: Experiment, record: RunRecord, *, rebase: bool) -> Artifact:
@@ -91,5 +90,5 @@ def run_telemetry(fmt: str, experiment: Experiment, record: RunRecord, *, rebase
             return derived
     if isinstance(reported, dict):
         source = str(reported.get("source") or "reported by the harness")
-        return Artifact(REPORTED, source, reported)
+        return Artifact(REPORTED, source, None, reported)
     return Artifact("absent", f"{fmt} reports no telemetry", None)

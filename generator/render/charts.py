@@ -22,10 +22,10 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import plotly.io as pio  # type: ignore[import-untyped]
 from markupsafe import Markup
 
-from generator.pages.models import ChartSpec, ForestChart, ForestRow, LineChart
+from generator.pages.models import ChartSpec, DotChart, ForestChart, ForestRow, LineChart
 from generator.pages.names import visible
 
-__all__ = ["build_figure", "figure_json", "plot_text"]
+__all__ = ["build_figure", "figure_json", "fitted_range", "plot_text"]
 
 _FONT = {"family": "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif", "size": 13, "color": "#1f2328"}
 _GRID = "#d8dee4"
@@ -75,9 +75,16 @@ def _layout(height: int, **extra: Any) -> dict[str, Any]:
     }
 
 
+_SYMBOLS = ("circle", "diamond", "square", "triangle-up", "cross", "x", "star", "hexagon")
+
+
 def _line_figure(spec: LineChart) -> go.Figure:
-    fig = go.Figure(layout=_layout(380))
+    # Series that share a value (pass@1 = pass^1 on both sides when k = 1) would print over each
+    # other: each series has its own marker symbol (open for dashed series) and its own slot next
+    # to the category (scattermode "group"), so four series at one k show as four markers.
+    fig = go.Figure(layout=_layout(380, scattermode="group", scattergap=0.6))
     for index, series in enumerate(spec.series):
+        symbol = _SYMBOLS[index % len(_SYMBOLS)] + ("-open" if series.dash != "solid" else "")
         fig.add_trace(
             go.Scatter(
                 x=[str(x) for x in series.x],
@@ -85,6 +92,8 @@ def _line_figure(spec: LineChart) -> go.Figure:
                 name=plot_text(series.name),
                 mode="lines+markers",
                 connectgaps=False,
+                offsetgroup=str(index),
+                marker={"symbol": symbol, "size": 9, "line": {"width": 2, "color": _COLORS[index % len(_COLORS)]}},
                 line={"color": _COLORS[index % len(_COLORS)], "dash": series.dash},
                 hovertemplate="%{fullData.name}<br>k=%{x}: %{y:.3f}<extra></extra>",
             )
@@ -118,6 +127,50 @@ def _bounds(row: ForestRow) -> tuple[float, float]:
     return row.lower, row.upper
 
 
+def fitted_range(values: list[float], limits: tuple[float, float] | None) -> tuple[float, float]:
+    """An axis that holds every value and zero with a margin, never reaching past *limits*.
+
+    A ±0.035 interval on a [-1, 1] axis is a dash; fitted, it fills the plot and stays readable.
+    Zero is always inside, so the reader sees on which side of "no difference" each interval lies.
+    """
+    low, high = min([0.0, *values]), max([0.0, *values])
+    span = max(high - low, 0.02)
+    pad = 0.08 * span
+    low, high = low - pad, high + pad
+    if limits is not None:
+        margin = 0.02 * (limits[1] - limits[0])
+        low, high = max(low, limits[0] - margin), min(high, limits[1] + margin)
+    return round(low, 6), round(high, 6)
+
+
+def _unit_axis(unit: str) -> tuple[float, dict[str, Any]]:
+    """(scale, axis settings) for a spec's x unit: "pp" draws rate differences in percentage points."""
+    if unit == "pp":
+        return 100.0, {"ticksuffix": " pp", "tickformat": "+.0f", "hoverformat": "+.1f"}
+    return 1.0, {}
+
+
+def _zero_axis(title: str, x_range: tuple[float, float], scale: float, extra: dict[str, Any]) -> dict[str, Any]:
+    return _axis(
+        title,
+        range=[round(x_range[0] * scale, 6), round(x_range[1] * scale, 6)],
+        zeroline=True,
+        zerolinewidth=1.5,
+        zerolinecolor="#57606a",
+        **extra,
+    )
+
+
+def _forest_range(spec: ForestChart, rows: list[ForestRow]) -> tuple[float, float]:
+    if spec.x_range is not None:
+        return spec.x_range
+    values = [x for row in rows for x in (*_bounds(row), row.estimate) if x is not None]
+    values += [line.x for line in spec.lines]
+    if spec.band is not None:
+        values += [spec.band.lower, spec.band.upper]
+    return fitted_range(values, spec.x_limits)
+
+
 def _forest_figure(spec: ForestChart) -> go.Figure:
     rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
     categories = [plot_text(row.label) for row in rows]
@@ -125,15 +178,21 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     label_xs = [line.x for line in spec.lines] + ([spec.band.upper] if spec.band is not None else [])
-    anchors = _label_anchors(label_xs, spec.x_range)
+    x_range = _forest_range(spec, rows)
+    anchors = _label_anchors(label_xs, x_range)
+    scale, unit_axis = _unit_axis(spec.x_unit)
+
+    def sx(value: float) -> float:
+        return round(value * scale, 9)
+
     if spec.band is not None:
         shapes.append(
             {
                 "type": "rect",
                 "xref": "x",
                 "yref": "paper",
-                "x0": spec.band.lower,
-                "x1": spec.band.upper,
+                "x0": sx(spec.band.lower),
+                "x1": sx(spec.band.upper),
                 "y0": 0,
                 "y1": 1,
                 "fillcolor": "rgba(26,127,55,0.12)",
@@ -143,7 +202,7 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
         )
         annotations.append(
             {
-                "x": spec.band.upper,
+                "x": sx(spec.band.upper),
                 "y": 1,
                 "xref": "x",
                 "yref": "paper",
@@ -160,8 +219,8 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 "type": "line",
                 "xref": "x",
                 "yref": "paper",
-                "x0": line.x,
-                "x1": line.x,
+                "x0": sx(line.x),
+                "x1": sx(line.x),
                 "y0": 0,
                 "y1": 1,
                 "line": {"color": "#cf222e", "width": 1.5, "dash": "dash"},
@@ -169,7 +228,7 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
         )
         annotations.append(
             {
-                "x": line.x,
+                "x": sx(line.x),
                 "y": 1,
                 "xref": "x",
                 "yref": "paper",
@@ -188,7 +247,8 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
     for index, group in enumerate(groups):
         members = [(row, cat) for row, cat in zip(rows, categories, strict=True) if row.group == group]
         xs = [
-            row.estimate if row.estimate is not None else (_bounds(row)[0] + _bounds(row)[1]) / 2 for row, _ in members
+            sx(row.estimate if row.estimate is not None else (_bounds(row)[0] + _bounds(row)[1]) / 2)
+            for row, _ in members
         ]
         fig.add_trace(
             go.Scatter(
@@ -206,8 +266,8 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": [_bounds(row)[1] - x for (row, _), x in zip(members, xs, strict=True)],
-                    "arrayminus": [x - _bounds(row)[0] for (row, _), x in zip(members, xs, strict=True)],
+                    "array": [round(sx(_bounds(row)[1]) - x, 9) for (row, _), x in zip(members, xs, strict=True)],
+                    "arrayminus": [round(x - sx(_bounds(row)[0]), 9) for (row, _), x in zip(members, xs, strict=True)],
                     "thickness": 2,
                     "width": 6,
                 },
@@ -215,7 +275,39 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 hovertemplate="%{text}<extra></extra>",
             )
         )
-    fig.update_xaxes(_axis(spec.x_title, range=list(spec.x_range) if spec.x_range else None))
+    fig.update_xaxes(_zero_axis(spec.x_title, x_range, scale, unit_axis))
+    fig.update_yaxes(_axis("", type="category", autorange="reversed", categoryorder="array", categoryarray=categories))
+    return fig
+
+
+_DOT_COLORS = {"candidate better": "#1a7f37", "candidate worse": "#cf222e"}
+
+
+def _dot_figure(spec: DotChart) -> go.Figure:
+    """One marker per category on a fitted axis with the zero line; categories top-down in spec order."""
+    categories = [plot_text(dot.label) for dot in spec.dots]
+    scale, unit_axis = _unit_axis(spec.x_unit)
+    fig = go.Figure(layout=_layout(120 + 22 * max(len(categories), 1)))
+    groups: list[str] = []
+    for dot in spec.dots:
+        if dot.group not in groups:
+            groups.append(dot.group)
+    for index, group in enumerate(groups):
+        members = [(dot, cat) for dot, cat in zip(spec.dots, categories, strict=True) if dot.group == group]
+        color = _DOT_COLORS.get(group, _COLORS[index % len(_COLORS)])
+        fig.add_trace(
+            go.Scatter(
+                x=[round(dot.x * scale, 9) for dot, _ in members],
+                y=[cat for _, cat in members],
+                name=plot_text(group),
+                mode="markers",
+                marker={"color": color, "size": 9, "symbol": "circle" if index == 0 else "diamond"},
+                text=[plot_text(dot.hover, 200) for dot, _ in members],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    x_range = fitted_range([dot.x for dot in spec.dots], spec.x_limits)
+    fig.update_xaxes(_zero_axis(spec.x_title, x_range, scale, unit_axis))
     fig.update_yaxes(_axis("", type="category", autorange="reversed", categoryorder="array", categoryarray=categories))
     return fig
 
@@ -225,6 +317,8 @@ def build_figure(spec: ChartSpec) -> go.Figure:
         return _line_figure(spec)
     if isinstance(spec, ForestChart):
         return _forest_figure(spec)
+    if isinstance(spec, DotChart):
+        return _dot_figure(spec)
     raise TypeError(f"unknown chart spec {type(spec).__name__}")
 
 

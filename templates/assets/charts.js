@@ -43,6 +43,20 @@
     (fig.data || []).forEach(function (trace) {
       if (typeof trace.name === 'string' && trace.name.length > limit) { trace.name = wrapName(trace.name, limit); }
     });
+    var xaxis = layout.xaxis;
+    if (xaxis && xaxis.type !== 'category') {
+      // few, short ticks on a phone, so labels such as "+20 pp" never overprint (the title names the unit)
+      xaxis.nticks = 3;
+      xaxis.ticksuffix = '';
+    }
+    // the axis title is centred on the plot area, which the y labels push right: wrap it to that width
+    var titleLimit = Math.max(12, Math.floor((el.clientWidth - 150) / 7));
+    if (xaxis && xaxis.title && typeof xaxis.title.text === 'string' && xaxis.title.text.length > titleLimit) {
+      xaxis.title.text = wrapName(xaxis.title.text, titleLimit);
+      layout.margin = layout.margin || {};
+      layout.margin.b = (layout.margin.b || 60) + 16;
+      if (layout.height) { layout.height += 16; }
+    }
     var yaxis = layout.yaxis;
     if (!yaxis || yaxis.type !== 'category') { return; }
     var split = false;

@@ -1,7 +1,8 @@
 /* evalsite tables: click a column header to sort (again to reverse), type in
  * a table's filter box to show only rows containing the text.  Cells may carry
  * data-sort (a number, or "" for undefined values, which sort first).
- * Works on any <table class="sortable"> and any input.table-filter. */
+ * Works on any <table class="sortable"> and any input.table-filter; also one-click row views
+ * (.table-views), links that open a table on a view or filter, and #row deep links. */
 (function () {
   'use strict';
 
@@ -68,7 +69,10 @@
       for (var i = 0; i < rows.length; i++) {
         if (rows[i].classList.contains('empty')) { continue; }
         total += 1;
-        var match = !needle || rows[i].textContent.toLowerCase().indexOf(needle) !== -1;
+        var view = table.getAttribute('data-view');
+        var words = view ? view.split(' ') : [];
+        var inView = !words.length || words.some(function (w) { return rows[i].classList.contains(w); });
+        var match = inView && (!needle || rows[i].textContent.toLowerCase().indexOf(needle) !== -1);
         rows[i].hidden = !match;
         if (match) { shown += 1; }
       }
@@ -76,9 +80,93 @@
     });
   }
 
+  /* One-click views: a button shows the rows whose classes include any of its data-match
+   * words ("" = every row).  The filter box still narrows within the view. */
+  function applyView(table, match) {
+    var words = match ? match.split(' ') : [];
+    var rows = table.tBodies[0].rows;
+    var shown = 0;
+    var total = 0;
+    var input = document.querySelector('input.table-filter[data-table="' + table.id + '"]');
+    var needle = input ? input.value.trim().toLowerCase() : '';
+    for (var i = 0; i < rows.length; i++) {
+      if (rows[i].classList.contains('empty')) { continue; }
+      total += 1;
+      var inView = !words.length || words.some(function (w) { return rows[i].classList.contains(w); });
+      var match2 = inView && (!needle || rows[i].textContent.toLowerCase().indexOf(needle) !== -1);
+      rows[i].hidden = !match2;
+      if (match2) { shown += 1; }
+    }
+    table.setAttribute('data-view', match);
+    updateCount(table, shown, total);
+    var buttons = document.querySelectorAll('button.table-view[data-table="' + table.id + '"]');
+    for (var j = 0; j < buttons.length; j++) {
+      buttons[j].setAttribute('aria-pressed', buttons[j].getAttribute('data-match') === match ? 'true' : 'false');
+    }
+  }
+
+  function openAround(element) {
+    for (var node = element; node; node = node.parentElement) {
+      if (node.tagName === 'DETAILS') { node.open = true; }
+    }
+  }
+
+  function makeViews(group) {
+    var table = document.getElementById(group.getAttribute('data-table'));
+    if (!table || !table.tBodies.length) { return; }
+    group.hidden = false;
+    Array.prototype.forEach.call(group.querySelectorAll('button.table-view'), function (button) {
+      button.addEventListener('click', function () { applyView(table, button.getAttribute('data-match')); });
+    });
+  }
+
+  /* A link into a table (href="#<table block>") that picks a view (data-view-link) or a
+   * filter text (data-filter): opens the table's collapsed section and applies it. */
+  function tableOf(link) {
+    var block = document.getElementById(link.getAttribute('href').slice(1));
+    return block ? block.querySelector('table') : null;
+  }
+
+  function makeTableLink(link) {
+    link.addEventListener('click', function () {
+      var table = tableOf(link);
+      if (!table) { return; }
+      openAround(table);
+      var input = document.querySelector('input.table-filter[data-table="' + table.id + '"]');
+      if (link.hasAttribute('data-filter')) {
+        if (input) { input.value = link.getAttribute('data-filter'); }
+        applyView(table, '');
+      } else {
+        if (input) { input.value = ''; }
+        applyView(table, link.getAttribute('data-view-link'));
+      }
+    });
+  }
+
+  /* Deep links: opening page.html#<row id> opens the row's collapsed section, clears a view or
+   * filter that hides it, and scrolls it into view (CSS :target highlights it). */
+  function revealTarget() {
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    if (!id) { return; }
+    var target = document.getElementById(id);
+    if (!target) { return; }
+    openAround(target);
+    if (target.tagName === 'TR' && target.hidden) {
+      var table = target.closest('table');
+      var input = document.querySelector('input.table-filter[data-table="' + table.id + '"]');
+      if (input) { input.value = ''; }
+      applyView(table, '');
+    }
+    target.scrollIntoView({block: 'center'});
+  }
+
   function start() {
     Array.prototype.forEach.call(document.querySelectorAll('table.sortable'), makeSortable);
     Array.prototype.forEach.call(document.querySelectorAll('input.table-filter'), makeFilter);
+    Array.prototype.forEach.call(document.querySelectorAll('.table-views'), makeViews);
+    Array.prototype.forEach.call(document.querySelectorAll('a[data-view-link], a[data-filter]'), makeTableLink);
+    window.addEventListener('hashchange', revealTarget);
+    revealTarget();
   }
 
   if (document.readyState === 'loading') {

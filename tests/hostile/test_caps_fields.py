@@ -13,7 +13,8 @@ from pathlib import Path
 
 from comet_runs import build, compare, edit_report, pair
 
-from generator.model.common import sha256_text
+from generator.model.common import cap_text, sha256_text
+from generator.model.runs import REPORT_TEXT_CAP
 from generator.pages.format import FIELD_CAP, capped
 from generator.read.digests import TREE_FILE_CAP, tree_digest, tree_digest_of
 from generator.render.comparison.report import untrusted
@@ -38,7 +39,11 @@ def test_a_5_mb_check_name_does_not_inflate_the_pages(tmp_path: Path) -> None:
     assert pages and all(page.stat().st_size < 200_000 for page in pages)
     task_page = next((out / "comparisons" / "a" / "tasks").glob("t0-*/index.html")).read_text()
     assert "more characters cut; sha256:" in task_page
-    assert json.loads(compare(tmp_path).text("json"))["runs"][0]["checks_failed"] == [giant]  # the data is whole
+    # the document (data.json, `compare --format json`) carries the cut too, with the digest of the whole
+    shown = json.loads(compare(tmp_path).text("json"))["runs"][0]["checks_failed"]
+    assert shown == [cap_text(giant, REPORT_TEXT_CAP)] and sha256_text(giant) in shown[0]
+    site_bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != "plotly.min.js")
+    assert site_bytes < 5_000_000, site_bytes
 
 
 def test_a_huge_task_name_is_capped_in_report_md(tmp_path: Path) -> None:

@@ -59,7 +59,11 @@ def test_harbor_telemetry_is_re_derived_from_agent_stdout_where_present(tmp_path
     artifacts = dict(zip([p.key for p in result.alignment.pairs], result.artifacts["candidate"], strict=True))
     derived = artifacts[("hello-world", 1)]
     assert derived.status == "verified" and derived.telemetry is not None
-    assert derived.telemetry["input_tokens"] == 500 and derived.telemetry["reported"]["input_tokens"] == 900
+    assert (
+        derived.telemetry["input_tokens"] == 500
+        and derived.reported is not None
+        and derived.reported["input_tokens"] == 900
+    )
     assert artifacts[("hello-world", 2)].status == "reported"
     assert [i.reason for i in result.alignment.issues] == ["quality-excluded"]
 

@@ -16,6 +16,7 @@ from generator.cli import main as cli_main
 from generator.model.errors import EvalsiteError
 from generator.pipelines.build import build_site, progress_wanted, tree_digest
 from generator.read.config import load_config
+from generator.render.env import default_templates_dir
 from generator.write.site import MARKER, SiteWriter, plotly_js
 
 
@@ -45,8 +46,17 @@ def test_site_layout(hostile_site):
     assert len(task_pages) == len(hostile.TASKS) and len(arm_pages) == 4
     for page in task_pages + arm_pages:
         assert page.replace("index.html", "data.json") in files
-    assert (hostile_site / "assets" / "plotly.min.js").read_bytes() == plotly_js()
+    assert (hostile_site / "assets" / "plotly.min.js").read_bytes() == plotly_js(default_templates_dir())
     assert sum(1 for f in files if f.endswith("plotly.min.js")) == 1
+
+
+def test_vendored_plotly_is_the_cartesian_bundle_of_the_installed_plotly_version():
+    """The partial bundle draws every trace type the figures use, at the plotly.js version plotly.py builds for."""
+    from plotly.offline import get_plotlyjs_version  # type: ignore[import-untyped]
+
+    head = plotly_js(default_templates_dir())[:200].decode("ascii")
+    assert f"plotly.js (cartesian - minified) v{get_plotlyjs_version()}" in head
+    assert (default_templates_dir() / "assets" / "vendor" / "LICENSE").read_text().startswith("MIT License")
 
 
 def test_files_are_regular_and_world_readable(hostile_site):

@@ -17,6 +17,9 @@ from generator.render.env import default_templates_dir, make_env
 from generator.render.markdown import render_markdown
 
 ALLOWED_TAGS = {
+    "button",  # one-click table views (issue 10)
+    "details",  # collapsed long tables (issue 10)
+    "summary",
     "html",
     "head",
     "meta",
@@ -76,7 +79,7 @@ def _pages(site):
 
 def test_every_page_kind_is_rendered(hostile_site):
     kinds = {re.search(r'<body class="page-([a-z_]+)"', p.read_text()).group(1) for p in _pages(hostile_site)}
-    assert kinds == {"index", "comparison", "task", "ledger", "arm"}
+    assert kinds == {"index", "comparison", "task", "ledger", "arm", "glossary"}
 
 
 def test_hostile_payloads_never_appear_as_markup(hostile_site):

@@ -11,15 +11,17 @@ nothing here re-reads evidence files.
 from __future__ import annotations
 
 from generator.pages.comparison.context import COMPARISON_SCHEMA, ComparisonSource, side_label
+from generator.pages.comparison.decision import DecisionSections, anchored
 from generator.pages.comparison.sections import ComparisonSections
 from generator.pages.comparison.task import TaskPages
+from generator.pages.glossary import GLOSSARY_URL
 from generator.pages.models import ComparisonPage, Link, Notice, PageBundle, SiteInfo
-from generator.pages.urls import index_url
+from generator.pages.urls import index_url, rel
 
 __all__ = ["COMPARISON_SCHEMA", "ComparisonSource", "build_comparison_pages", "side_label"]
 
 
-class _Builder(ComparisonSections, TaskPages):
+class _Builder(DecisionSections, ComparisonSections, TaskPages):
     """Builds the comparison page and the task pages of one document."""
 
     def comparison_page(self) -> PageBundle:
@@ -32,6 +34,7 @@ class _Builder(ComparisonSections, TaskPages):
                 (("Home", index_url()),),
                 self.source.inputs,
                 (Link("data.json", "data.json"), Link("report.md", "report.md")),
+                self.audit_notices(),
             ),
             comparison_id=self.id,
             candidate=self.side_facts("candidate"),
@@ -50,12 +53,20 @@ class _Builder(ComparisonSections, TaskPages):
                 "A pair counts for a metric only when both sides have telemetry and both values are numbers. "
                 "Context rows need per-message usage on both sides.",
             ),
-            manifest_table=self.manifest_table(),
+            manifest_table=anchored(self.manifest_table(), "manifest", "tasks in the audit"),
             outcomes_table=self.outcomes_table(),
             issue_counts=tuple(sorted((str(k), int(v)) for k, v in self.doc["issue_counts"].items())),
-            issues_table=self.issues_table(self.doc["issues"], self.url, with_task=True, anchor="issues-table"),
+            issues_table=self.anchored_issues(
+                self.doc["issues"],
+                self.issues_table(self.doc["issues"], self.url, with_task=True, anchor="issues-table"),
+                with_task=True,
+            ),
             skipped_table=self.skipped_table(),
             statistics=self.source.statistics,
+            no_verdict_reason=self.no_verdict_reason(),
+            failure_table=self.failure_table(),
+            glossary_href=rel(self.url, GLOSSARY_URL),
+            task_chart=self.task_difference_chart(),
         )
         return PageBundle(page, self.doc, (("report.md", self.source.markdown),))
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 from generator.model.common import SIDES, short_hash
+from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
 from generator.pages.comparison.context import (
     AUDIT_COLUMNS,
+    MANIFEST_FIELDS,
     MATRIX_STATUS,
     V1_UNBOUND,
     ComparisonContext,
     side_label,
 )
-from generator.pages.models import Cell, Column, LineChart, Link, Notice, Row, Series, Table
+from generator.pages.models import Cell, Column, Dot, DotChart, LineChart, Link, Notice, Row, Series, Table
 
 __all__ = ["ComparisonSections"]
 
@@ -194,6 +196,46 @@ class ComparisonSections(ComparisonContext):
             y_range=(0.0, 1.05),
         )
 
+    def task_difference_chart(self, per_direction: int = 10) -> DotChart | None:
+        """The tasks that drive the result: the largest per-task differences in matched pass rate
+        (candidate − baseline), up to *per_direction* each way, most positive first; None when no
+        task differs."""
+        moved = []
+        for row in self.doc["task_outcomes"]:
+            pairs, cand, base = row["pairs"], row["candidate_passes"], row["baseline_passes"]
+            if pairs and cand != base:
+                moved.append((row["task"], (cand - base) / pairs, cand, base, pairs))
+        if not moved:
+            return None
+        moved.sort(key=lambda item: (-item[1], item[0]))
+        better = [item for item in moved if item[1] > 0]
+        worse = [item for item in moved if item[1] < 0]
+        shown = better[:per_direction] + worse[-per_direction:] if worse else better[:per_direction]
+        dots = tuple(
+            Dot(
+                task,
+                "candidate better" if diff > 0 else "candidate worse",
+                diff,
+                f"{task}: {cand}/{pairs} vs {base}/{pairs} matched passes ({diff * 100:+.0f} pp)".replace("-", "−"),
+            )
+            for task, diff, cand, base, pairs in shown
+        )
+        cut = len(shown) < len(moved)
+        return DotChart(
+            id="chart-task-differences",
+            title="Tasks that drive the difference",
+            caption=(
+                f"{len(better):,} task{'s' if len(better) != 1 else ''} better for the candidate, {len(worse):,} worse"
+                f"{f'; the {per_direction} largest each way are shown' if cut else ''}. Marker: the task's "
+                "matched pass rate, candidate − baseline, in percentage points; tasks with the same result are "
+                "left out. The task outcome table below lists every task."
+            ),
+            x_title="per-task difference in pass rate (percentage points)",
+            dots=dots,
+            x_limits=(-1.0, 1.0),
+            x_unit="pp",
+        )
+
     def duration_table(self) -> tuple[Table, tuple[tuple[str, tuple[Link, ...]], ...]]:
         rows = []
         missing = []
@@ -207,10 +249,29 @@ class ComparisonSections(ComparisonContext):
                         Cell(f"{d['covered']}/{d['matched']}", fmt.sort_key(d["covered"]), None, "num"),
                         fmt.num_cell(d["total_seconds"], fmt.seconds(d["total_seconds"])),
                         fmt.num_cell(d["average_seconds"], fmt.seconds(d["average_seconds"])),
-                        Cell("raw stdout (extract_events)"),
+                        Cell("raw stdout (extract_events)" + _disagreement_note(d)),
                     )
                 )
             )
+            stated = d.get("reported") or {}
+            if stated.get("covered"):  # runs without raw stdout whose report states a duration: labelled
+                rows.append(
+                    Row(
+                        (
+                            Cell(self.treatment[side]),
+                            fmt.num_cell(len(d["missing"])),
+                            Cell(
+                                f"{stated['covered']}/{len(d['missing'])}", fmt.sort_key(stated["covered"]), None, "num"
+                            ),
+                            fmt.num_cell(stated["total_seconds"], fmt.seconds(stated["total_seconds"])),
+                            fmt.num_cell(stated["average_seconds"], fmt.seconds(stated["average_seconds"])),
+                            Cell(
+                                "reported by the harness (runs without raw stdout; not re-derived)", None, None, "warn"
+                            ),
+                        ),
+                        "reported",
+                    )
+                )
             if d["missing"]:
                 links = tuple(
                     Link(f"{item['task']}#r{item['rep']}", self.task_link(item["task"], self.url) or "")
@@ -252,7 +313,13 @@ class ComparisonSections(ComparisonContext):
                 rows.append(
                     Row(
                         (
-                            Cell(str(row["label"]), None, None, "", str(row["key"])),
+                            Cell(
+                                str(row["label"]) + _row_disagreement(row),
+                                None,
+                                None,
+                                "warn" if row.get("reported_disagreements") else "",
+                                str(row["key"]),
+                            ),
                             Cell(
                                 complete_text, fmt.sort_key(complete) if fmt.is_number(complete) else None, None, "num"
                             ),
@@ -262,6 +329,7 @@ class ComparisonSections(ComparisonContext):
                         )
                     )
                 )
+            rows.extend(_reported_rows(block))
             tables.append(
                 Table(
                     id=anchor,
@@ -310,10 +378,16 @@ class ComparisonSections(ComparisonContext):
                     )
                 )
             cells.append(Cell(source, None, None, "warn" if not (cand and base) else ""))
+            states = entry.get("states") or {}
             for key, _label in AUDIT_COLUMNS:
                 c_val = cand.get(key) if cand else None
                 b_val = base.get(key) if base else None
-                if cand and base and c_val != b_val:
+                state = states.get(key)
+                if state in ("missing-both", "missing-candidate", "missing-baseline", "not-hashed"):
+                    # a missing or unhashed part is never shown as a hash both sides agree on
+                    differs |= state != "missing-both" and state != "not-hashed"
+                    cells.append(Cell(PART_STATES[state], None, None, "warn", f"candidate {c_val}, baseline {b_val}"))
+                elif cand and base and c_val != b_val:
                     differs = True
                     shown = f"{self._short(key, c_val)} ≠ {self._short(key, b_val)}"
                     cells.append(Cell(shown, None, None, "mono diff", f"candidate {c_val}, baseline {b_val}"))
@@ -323,7 +397,8 @@ class ComparisonSections(ComparisonContext):
             rows.append(Row(tuple(cells), "mismatch" if differs else ""))
         return Table(
             id="manifest-audit-table",
-            caption="Case manifest audit (first record of each task per side; differences marked ≠)",
+            caption="Case manifest audit (first record of each task per side; differences marked ≠)"
+            + _audit_summary_text(self.doc.get("manifest_audit_summary")),
             columns=(Column("Task"), Column("Candidate case"), Column("Baseline case"), Column("Source"))
             + tuple(Column(label) for _key, label in AUDIT_COLUMNS),
             rows=tuple(rows),
@@ -335,35 +410,6 @@ class ComparisonSections(ComparisonContext):
         if not value:
             return "v1-unbound" if key in V1_UNBOUND else fmt.NA
         return short_hash(value, empty=fmt.NA)
-
-    def outcomes_table(self) -> Table:
-        rows = []
-        for row in self.doc["task_outcomes"]:
-            reps = row["reps"]
-            pairs = row["pairs"]
-            rows.append(
-                Row(
-                    (
-                        self.task_cell(row["task"], self.url),
-                        Cell(",".join(str(r) for r in reps) if reps else "—", str(len(reps))),
-                        Cell(f"{row['candidate_passes']}/{pairs}", fmt.sort_key(row["candidate_passes"]), None, "num"),
-                        Cell(f"{row['baseline_passes']}/{pairs}", fmt.sort_key(row["baseline_passes"]), None, "num"),
-                    ),
-                    "mismatch" if row["candidate_passes"] != row["baseline_passes"] else "",
-                )
-            )
-        return Table(
-            id="task-outcomes-table",
-            caption="Task outcomes on strictly matched repetitions",
-            columns=(
-                Column("Task"),
-                Column("Matched reps"),
-                Column(f"{self.treatment['candidate']} passes", True),
-                Column(f"{self.treatment['baseline']} passes", True),
-            ),
-            rows=tuple(rows),
-            filterable=True,
-        )
 
     def skipped_table(self) -> Table:
         rows = tuple(
@@ -379,3 +425,52 @@ class ComparisonSections(ComparisonContext):
             rows=rows,
             filterable=len(rows) > 10,
         )
+
+
+def _disagreement_note(duration: Any) -> str:
+    """'; reported differs in N runs' when the harness's numbers disagree with raw stdout (raw stdout wins)."""
+    count = len((duration.get("reported") or {}).get("disagreements") or ())
+    return f"; the reported duration differs in {count:,} run(s) (raw stdout used)" if count else ""
+
+
+def _row_disagreement(row: Any) -> str:
+    count = row.get("reported_disagreements") or 0
+    return f" (reported value differs in {count:,} run(s); raw stdout used)" if count else ""
+
+
+def _reported_rows(block: Any) -> list[Row]:
+    """Efficiency rows of numbers the harness reported: their own rows, labelled, never merged."""
+    pairs = block["pairs"]
+    rows = []
+    for row in block.get("reported_rows") or ():
+        if not row.get("complete"):
+            continue
+        rows.append(
+            Row(
+                (
+                    Cell(f"{row['label']} — reported by the harness", None, None, "warn", str(row["key"])),
+                    Cell(f"{row['complete']}/{pairs}", fmt.sort_key(row["complete"]), None, "num"),
+                    fmt.num_cell(row["candidate_average"], fmt.by_kind(row["candidate_average"], row["kind"])),
+                    fmt.num_cell(row["baseline_average"], fmt.by_kind(row["baseline_average"], row["kind"])),
+                    fmt.num_cell(row["delta_pct"], fmt.change(row["delta_pct"])),
+                ),
+                "reported",
+            )
+        )
+    return rows
+
+
+def _audit_summary_text(summary: Any) -> str:
+    """'. Not all parts agree: Data: not hashed (missing on both sides) in 7 of 8 tasks; ...' or ''."""
+    if not isinstance(summary, dict):
+        return ""
+    labels = dict(MANIFEST_FIELDS)
+    notes = []
+    for part, counts in summary.items():
+        total = sum(counts.values())
+        for state, count in counts.items():
+            if state != "same":
+                notes.append(
+                    f"{labels.get(part, part)}: {PART_STATES.get(state, state)} in {count:,} of {total:,} tasks"
+                )
+    return ". Parts not agreeing: " + "; ".join(notes) if notes else ". Every hashed part is the same on both sides"

@@ -13,6 +13,7 @@ from __future__ import annotations
 from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
+from generator.pages.glossary import term_href
 from generator.pages.models import (
     Cell,
     Column,
@@ -26,9 +27,14 @@ from generator.pages.models import (
     Verdict,
 )
 
-__all__ = ["comparison_statistics", "decided_verdict", "verdict_sentence"]
+__all__ = ["comparison_statistics", "decided_verdict", "effect_text", "pp", "pp_interval", "verdict_sentence"]
 
 _VERDICT_KIND = {BETTER: "better", WORSE: "worse"}
+_METHOD = (
+    "decided when the 95% task-clustered interval excludes zero and the exact sign-flip test over tasks agrees "
+    "(p < 0.05)"
+)
+_PAGE = "comparisons/_/index.html"  # every comparison page sits at this depth: glossary links are relative to it
 
 
 def decided_verdict(statistics: ExperimentComparison | None) -> StatisticsVerdict | None:
@@ -41,6 +47,39 @@ def decided_verdict(statistics: ExperimentComparison | None) -> StatisticsVerdic
 def verdict_sentence(verdict: StatisticsVerdict) -> str:
     """The verdict as a sentence of its own (first letter upper case), as the page and the index show it."""
     return verdict.sentence[:1].upper() + verdict.sentence[1:]
+
+
+def pp(value: float | None, digits: int = 1) -> str:
+    """A difference of rates in signed percentage points ("+5.2 pp"); N/A when undefined."""
+    return fmt.NA if value is None else f"{value * 100:+.{digits}f} pp".replace("-", "−")
+
+
+def pp_interval(lower: float | None, upper: float | None, digits: int = 1) -> str:
+    """A 95% interval of a difference in percentage points ("[−1.0, +11.4] pp")."""
+    if lower is None or upper is None:
+        return fmt.NA
+    return f"[{pp(lower, digits)[:-3]}, {pp(upper, digits)[:-3]}] pp"
+
+
+def _p(value: float | None) -> str:
+    """ "p = 0.042", or "p < 0.001" below that."""
+    shown = fmt.p_value_report(value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
+def _iv_pp(iv: Interval | None) -> str:
+    if iv is None or iv.lower is None or iv.upper is None:
+        note = iv.note if iv is not None else None
+        return f"N/A ({note})" if note else fmt.NA
+    return pp_interval(iv.lower, iv.upper)
+
+
+def effect_text(verdict: StatisticsVerdict) -> str:
+    """The effect size of a verdict: the pass@1 difference in pp with its interval."""
+    text = pp(verdict.difference)
+    if verdict.lower is not None and verdict.upper is not None:
+        text += f", {verdict.confidence:.0%} interval {pp_interval(verdict.lower, verdict.upper)}"
+    return text
 
 
 def _interval_text(iv: Interval | None, digits: int = 3) -> str:
@@ -59,8 +98,23 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         )
     result = statistics
     sentence = verdict_sentence(verdict)
-    if verdict.reasons:
-        sentence += " — " + "; ".join(verdict.reasons)
+    paired = result.paired
+    diff = paired.difference
+    power = result.power
+    decision = (
+        ("Difference in pass@1 (candidate − baseline)", effect_text(verdict), "percentage-points"),
+        ("Tasks / strictly matched pairs", f"{diff.tasks:,} tasks / {diff.pairs:,} pairs", "strictly-matched-pair"),
+        (
+            "Tasks won / lost / tied by the candidate",
+            f"{paired.tasks.wins:,} / {paired.tasks.losses:,} / {paired.tasks.ties:,}",
+            "wins-losses-ties",
+        ),
+        ("Sign-flip test over tasks", _p(paired.sign_flip.p_value), "sign-flip-test"),
+    ) + (
+        (("Minimum detectable difference", f"{power.mde * 100:.1f} pp at {power.power:.0%} power", "mde"),)
+        if power.mde is not None
+        else ()
+    )
     notices = [Notice("warning", str(w)) for w in result.warnings]
 
     rows = []
@@ -117,44 +171,52 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
     if few:
         notices.append(Notice("warning", f"Intervals over tasks: {few}."))
 
-    paired = result.paired
-    diff = paired.difference
-    power = result.power
     facts = [
         (
             "Wins / losses / ties over runs",
-            f"{paired.runs.wins} / {paired.runs.losses} / {paired.runs.ties}",
+            f"{paired.runs.wins:,} / {paired.runs.losses:,} / {paired.runs.ties:,}",
             paired.runs.method,
+            "wins-losses-ties",
         ),
         (
             "Wins / losses / ties over tasks",
-            f"{paired.tasks.wins} / {paired.tasks.losses} / {paired.tasks.ties}",
+            f"{paired.tasks.wins:,} / {paired.tasks.losses:,} / {paired.tasks.ties:,}",
             paired.tasks.method,
+            "wins-losses-ties",
         ),
         (
             "Difference in pass@1 (candidate − baseline)",
-            f"{fmt.fixed(diff.estimate, 4)} {_interval_text(diff.interval, 4)}",
+            f"{pp(diff.estimate)} {_iv_pp(diff.interval)}",
             diff.interval.method,
+            "task-clustered-interval",
         ),
-        ("Naive run-level interval", _interval_text(diff.naive_interval, 4), diff.naive_interval.method),
+        ("Naive run-level interval", _iv_pp(diff.naive_interval), diff.naive_interval.method, "naive-interval"),
         (
             "Design effect",
             fmt.fixed(diff.design_effect, 2),
             "variance of the task-clustered estimate / variance assuming independent runs",
+            "design-effect",
         ),
-        ("Sign-flip test over tasks", f"p = {fmt.p_value(paired.sign_flip.p_value)}", paired.sign_flip.method),
+        (
+            "Sign-flip test over tasks",
+            _p(paired.sign_flip.p_value),
+            paired.sign_flip.method,
+            "sign-flip-test",
+        ),
         (
             "McNemar exact / mid-p (run pairs)",
-            f"p = {fmt.p_value(paired.mcnemar.p_value)} / {fmt.p_value(paired.mcnemar.p_mid)}",
+            f"{_p(paired.mcnemar.p_value)} / mid-{_p(paired.mcnemar.p_mid)}",
             paired.mcnemar.method,
+            "mcnemar",
         ),
-        ("Tango score interval (run pairs)", _interval_text(paired.tango, 4), paired.tango.method),
+        ("Tango score interval (run pairs)", _iv_pp(paired.tango), paired.tango.method, "tango"),
         (
             "Minimum detectable difference",
-            f"{fmt.pct(power.mde)} at {power.power:.0%} power with {power.tasks} tasks"
+            f"{power.mde * 100:.1f} pp at {power.power:.0%} power with {power.tasks:,} tasks"
             if power.mde is not None
             else fmt.NA,
             power.method,
+            "mde",
         ),
     ]
     tests = Table(
@@ -162,7 +224,8 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         caption="Paired statistics over strictly matched pairs",
         columns=(Column("Statistic"), Column("Value"), Column("Method")),
         rows=tuple(
-            Row((Cell(label), Cell(value, None, None, "num"), Cell(str(method)))) for label, value, method in facts
+            Row((Cell(label, None, term_href(_PAGE, term)), Cell(value, None, None, "num"), Cell(str(method))))
+            for label, value, method, term in facts
         ),
         sortable=False,
     )
@@ -180,7 +243,7 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
                     estimate,
                     iv.lower,
                     iv.upper,
-                    f"{label}: {_interval_text(iv, 4)} ({iv.method})",
+                    f"{label}: {pp(estimate)} {_iv_pp(iv)} ({iv.method})",
                 )
             )
     charts: tuple[ForestChart, ...] = ()
@@ -194,14 +257,15 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
                     "The task-clustered interval is the one the verdict uses; the run-level intervals ignore that "
                     "repetitions of one task are correlated."
                 ),
-                x_title="difference in pass rate",
+                x_title="difference in pass@1 (percentage points)",
                 rows=tuple(forest_rows),
                 lines=(RefLine(0.0, "0"),),
-                x_range=(-1.02, 1.02),
+                x_limits=(-1.0, 1.0),
+                x_unit="pp",
             ),
         )
     return StatisticsSection(
-        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), verdict.method),
+        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision),
         notices=tuple(notices),
         tables=(intervals, tests),
         charts=charts,

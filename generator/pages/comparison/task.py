@@ -11,27 +11,70 @@ from collections.abc import Mapping
 from typing import Any
 
 from generator.model.common import SIDES, sha256_text
-from generator.model.runs import task_folder_problem
+from generator.model.runs import PART_STATES, task_folder_problem
 from generator.pages import format as fmt
 from generator.pages.comparison.context import MANIFEST_FIELDS, TELEMETRY_FIELDS, ComparisonContext, side_label
-from generator.pages.models import Cell, Column, InputDigest, Link, PageBundle, Row, Table, TaskPage
+from generator.pages.models import Cell, Column, InputDigest, Link, Notice, PageBundle, Row, Table, TaskPage
 from generator.pages.urls import index_url, rel, task_url
 
 __all__ = ["TaskPages"]
+
+# How each audit state is marked: only "same" is green; a missing or unhashed part is never agreement.
+_STATE_CLS = {
+    "same": "same",
+    "differs": "diff",
+    "missing-candidate": "diff",
+    "missing-baseline": "diff",
+    "one-sided": "warn",
+    "missing-both": "warn",
+    "not-hashed": "na",
+    "not-recorded": "na",
+    "no-record": "na",
+}
+_STATE_SORT = {"differs": "0", "missing-candidate": "1", "missing-baseline": "1", "one-sided": "2", "same": "5"}
+_PROVENANCE = (("run", "run"), ("trial_name", "trial"), ("failure_mode", "failure mode"), ("agent_run_id", "agent run"))
+# Reported-only telemetry columns, after the re-derived ones.
+_REPORTED_ONLY = (
+    ("agent_duration_seconds", "Agent duration", "seconds"),
+    ("api_calls", "LLM API calls", "count"),
+    ("tool_time_seconds", "Tool execution time", "seconds"),
+)
 
 
 class TaskPages(ComparisonContext):
     """The task pages of one comparison."""
 
+    def audit_notices(self) -> tuple[Notice, ...]:
+        """Top-of-page notices of the hash audit: manifests rebuilt without the task files."""
+        count = (self.doc.get("limitations") or {}).get("fallback_without_task_files") or 0
+        if not count:
+            return ()
+        return (
+            Notice(
+                "warning",
+                f"The task files were not available: {count:,} run record(s) had their case manifest rebuilt"
+                " without a tasks folder, so every task path hashed as missing. Their task, instruction,"
+                " environment and data hashes prove nothing, and the audit marks them not hashed.",
+            ),
+        )
+
     def hashes_table(self, task: str) -> tuple[Table, tuple[str, ...]]:
         entry = self.audit_by_task.get(task) or {"candidate": None, "baseline": None}
         cand, base = entry["candidate"], entry["baseline"]
+        states: Mapping[str, str] = entry.get("states") or {}
         rows = []
         differ = []
         for key, label in MANIFEST_FIELDS:
             c_val = cand.get(key) if cand else None
             b_val = base.get(key) if base else None
-            if cand and base:
+            state = states.get(key)
+            if state is not None:  # the audit state the comparison recorded
+                verdict = Cell(
+                    PART_STATES.get(state, state), _STATE_SORT.get(state, "9"), None, _STATE_CLS.get(state, "na")
+                )
+                if state in ("differs", "missing-candidate", "missing-baseline", "one-sided"):
+                    differ.append(label)
+            elif cand and base:
                 same = c_val == b_val
                 verdict = Cell("same", "1", None, "same") if same else Cell("differs", "0", None, "diff")
                 if not same:
@@ -47,6 +90,7 @@ class TaskPages(ComparisonContext):
                         verdict,
                     ),
                     "mismatch" if verdict.cls == "diff" else "",
+                    f"part-{key.removesuffix('_hash')}",
                 )
             )
         table = Table(
@@ -126,6 +170,7 @@ class TaskPages(ComparisonContext):
                             "warn" if run["artifact"] in ("rejected", "absent") else "",
                         ),
                         Cell(str(run["file"]), None, None, "mono"),
+                        _provenance_cell(run.get("provenance")),
                     )
                 )
             )
@@ -143,27 +188,40 @@ class TaskPages(ComparisonContext):
                 Column("Paired"),
                 Column("Raw stdout", help="verified, rebased, absent or rejected"),
                 Column("Report file"),
+                Column("Upstream", help="identities the report carries: source run, trial, failure mode, model"),
             ),
             rows=tuple(rows),
             empty="No reports of either treatment for this task.",
         )
 
     def telemetry_table(self, task: str) -> Table:
+        """Re-derived telemetry per run, and below each run what its harness reported, in its own row."""
+        fields = (*TELEMETRY_FIELDS, *_REPORTED_ONLY)
         rows = []
         for run in self._runs(task):
             telemetry = run["telemetry"]
-            cells = [fmt.num_cell(run["rep"]), Cell(side_label(run["side"]))]
-            for key, _label, kind in TELEMETRY_FIELDS:
-                value = telemetry.get(key) if isinstance(telemetry, dict) else None
-                if isinstance(value, list):  # a list of tool calls counts as its length
-                    value = len(value)
-                cells.append(fmt.num_cell(value, fmt.by_kind(value, kind) if kind != "count" else fmt.count(value)))
-            rows.append(Row(tuple(cells), "" if telemetry else "muted"))
+            reported = run.get("reported_telemetry")
+            derived_fields = {key for key, _label, _kind in TELEMETRY_FIELDS}
+            for source, values in (("raw stdout", telemetry), ("reported by the harness", reported)):
+                if source != "raw stdout" and not isinstance(values, dict):
+                    continue
+                cells = [fmt.num_cell(run["rep"]), Cell(side_label(run["side"])), Cell(source)]
+                for key, _label, kind in fields:
+                    value = values.get(key) if isinstance(values, dict) else None
+                    if source == "raw stdout" and key not in derived_fields:
+                        value = None
+                    if isinstance(value, list):  # a list of tool calls counts as its length
+                        value = len(value)
+                    shown = fmt.by_kind(value, kind) if kind != "count" else fmt.count(value)
+                    cells.append(fmt.num_cell(value, shown))
+                muted = "" if values else "muted"
+                rows.append(Row(tuple(cells), muted if source == "raw stdout" else "reported"))
         return Table(
             id="telemetry-table",
-            caption="Telemetry from raw stdout (computed for paired runs only; N/A otherwise)",
-            columns=(Column("Rep", True), Column("Side"))
-            + tuple(Column(label, True, key) for key, label, _kind in TELEMETRY_FIELDS),
+            caption="Telemetry: re-derived from raw stdout (paired runs only; N/A otherwise), and, in rows"
+            " of their own, the numbers the harness reported (never re-derived)",
+            columns=(Column("Rep", True), Column("Side"), Column("Source"))
+            + tuple(Column(label, True, key) for key, label, _kind in fields),
             rows=tuple(rows),
             empty="No runs.",
         )
@@ -237,3 +295,13 @@ class TaskPages(ComparisonContext):
             "issues": self.issues_by_task.get(task, []),
         }
         return PageBundle(page, data)
+
+
+def _provenance_cell(provenance: Any) -> Cell:
+    """The upstream identities of one run (source run, trial, failure mode, model), or a dash."""
+    if not isinstance(provenance, Mapping) or not provenance:
+        return Cell("—", None, None, "na")
+    parts = [f"{label}: {provenance[key]}" for key, label in _PROVENANCE if provenance.get(key)]
+    if provenance.get("model"):
+        parts.append(f"model: {provenance['model']}")
+    return Cell(" · ".join(parts), None, None, "mono")

@@ -365,6 +365,7 @@ class ArmPageBuilder(LedgerContext):
             cells_table=cells_table,
             candidate=self.candidate_block(row, url) if row is not None else None,
             extended_tables=self.extended_tables(arm_id),
+            side="baseline" if arm_id == self.baseline else "candidate",
         )
         data = {
             "schema": "evalsite.site.arm.v1",

@@ -337,7 +337,7 @@ class LedgerPageBuilder(LedgerContext):
                 lines=(
                     RefLine(self.thresholds["validityLower"], f"validity bar {self.thresholds['validityLower']:g}"),
                 ),
-                x_range=(-0.02, 1.02),
+                x_limits=(0.0, 1.0),
             )
         )
         for key, name, line, line_label in (
@@ -382,7 +382,7 @@ class LedgerPageBuilder(LedgerContext):
                     x_title="difference",
                     rows=unique_labels(rows),
                     lines=(RefLine(line, line_label), RefLine(0.0, "0")),
-                    x_range=(-1.02, 1.02),
+                    x_limits=(-1.0, 1.0),
                 )
             )
         if self.summary["transportEquivalence"]:
@@ -414,7 +414,7 @@ class LedgerPageBuilder(LedgerContext):
                     rows=unique_labels(rows),
                     band=Band(-margin, margin, f"±{margin:g}"),
                     lines=(RefLine(0.0, "0"),),
-                    x_range=(-1.02, 1.02),
+                    x_limits=(-1.0, 1.0),
                 )
             )
         return tuple(charts)

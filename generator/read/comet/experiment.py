@@ -39,7 +39,7 @@ from generator.model.runs import Artifact, CaseManifest, Experiment, RunRecord, 
 from generator.read.comet.manifest import raw_manifest_of, verify_embedded
 from generator.read.comet.matrix import load_matrix
 from generator.read.comet.quality import sample_quality
-from generator.read.comet.telemetry import InvalidTelemetry, extract_telemetry
+from generator.read.comet.telemetry import InvalidTelemetry, extract_telemetry, reported_telemetry
 from generator.read.safe_io import Refusal, is_real_directory, read_contained
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
@@ -323,16 +323,21 @@ class ArtifactBinder:
 
 
 def read_run_telemetry(experiment: Experiment, record: RunRecord, *, rebase: bool) -> Artifact:
-    """Re-derive one run's telemetry from its bound raw stdout."""
+    """Re-derive one run's telemetry from its bound raw stdout; keep what the report says apart.
+
+    The numbers of the report's ``events_summary`` are kept as ``Artifact.reported`` (labelled as
+    reported by the harness), never merged into the re-derived telemetry.
+    """
+    reported = reported_telemetry(record.report.get("events_summary"))
     binder = ArtifactBinder(experiment.root, record.report, record.file, record.rep, rebase=rebase)
     data, rebased = binder.read("raw_stdout")
     if isinstance(data, Refusal):
         status = "absent" if data.reason in ("no artifact reference", "missing") else "rejected"
-        return Artifact(status, data.reason, None)
+        return Artifact(status, data.reason, None, reported)
     try:
         telemetry = extract_telemetry(data.decode("utf-8", errors="replace"))
     except InvalidTelemetry as problem:
-        return Artifact("rejected", str(problem), None)
+        return Artifact("rejected", str(problem), None, reported)
     if telemetry["subject_invocations"] == 0:
-        return Artifact("no-result-event", "no result event in raw stdout", None)
-    return Artifact("rebased" if rebased else "verified", None, telemetry)
+        return Artifact("no-result-event", "no result event in raw stdout", None, reported)
+    return Artifact("rebased" if rebased else "verified", None, telemetry, reported)

@@ -32,7 +32,14 @@ from typing import Any
 
 from generator.model.common import sha256_bytes, sha256_label
 from generator.model.errors import EvalsiteError
-from generator.model.runs import CORE_PARTS, FALLBACK_SOURCE, V2_PARTS, CaseManifest, task_folder_problem
+from generator.model.runs import (
+    CORE_PARTS,
+    FALLBACK_SOURCE,
+    MISSING_PATH_HASH,
+    V2_PARTS,
+    CaseManifest,
+    task_folder_problem,
+)
 
 __all__ = [
     "CORE_PARTS",
@@ -227,6 +234,22 @@ def _feed_file(digest: Any, path: Path | str) -> None:
 
 def tree_hash(path: Path) -> str:
     """Hash a file or a folder without following symbolic links."""
+    return _tree_hash_state(path)[0]
+
+
+def _tree_hash_state(path: Path) -> tuple[str, bool]:
+    """The tree hash and whether the path was missing (recorded while hashing)."""
+    try:
+        path.lstat()
+    except FileNotFoundError:
+        return _missing_hash(), True
+    except OSError as error:
+        if error.errno == errno.ENAMETOOLONG:  # no such file can exist
+            return _missing_hash(), True
+    return _present_tree_hash(path), False
+
+
+def _present_tree_hash(path: Path) -> str:
     digest = hashlib.sha256()
     try:
         info = path.lstat()
@@ -263,11 +286,12 @@ def tree_hash(path: Path) -> str:
     return sha256_label(digest.hexdigest())
 
 
-def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> str:
+def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> tuple[str, bool]:
     """Hash of the prompt prefix plus the instruction's bytes, read only inside the tasks tree.
 
     Comet reads ``instruction.md`` through symbolic links here; evalsite does
-    so only when the link's target stays inside the tasks tree.
+    so only when the link's target stays inside the tasks tree.  The flag says the
+    instruction was missing.
     """
     digest = hashlib.sha256(b"canonical-task-prompt-v1\0")
     target = None
@@ -284,7 +308,7 @@ def _prompt_instruction_hash(task_dir: Path | None, tasks_root: Path | None) -> 
         with open(target, "rb") as handle:
             while chunk := handle.read(1 << 20):
                 digest.update(chunk)
-    return sha256_label(digest.hexdigest())
+    return sha256_label(digest.hexdigest()), target is None
 
 
 def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None) -> CaseManifest:
@@ -300,11 +324,21 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
     else:
         task_dir = None
 
+    missing_inputs: set[str] = set()
+
+    def hashed(key: str, state: tuple[str, bool]) -> str:
+        if state[1]:
+            missing_inputs.add(key)
+        return state[0]
+
     def task_path(name: str) -> str:
-        return _missing_hash() if task_dir is None else tree_hash(task_dir / name)
+        return hashed(
+            f"task:{name}", (_missing_hash(), True) if task_dir is None else _tree_hash_state(task_dir / name)
+        )
 
     def eval_path(parts: tuple[str, ...]) -> str:
-        return _missing_hash() if eval_root is None else tree_hash(eval_root.joinpath(*parts))
+        state = (_missing_hash(), True) if eval_root is None else _tree_hash_state(eval_root.joinpath(*parts))
+        return hashed("eval:" + "/".join(parts), state)
 
     native = eval_path(NATIVE_ADAPTER)
     validator = canonical_hash(
@@ -316,7 +350,7 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
     )
     prompt = canonical_hash(
         {
-            "instruction": _prompt_instruction_hash(task_dir, tasks_dir),
+            "instruction": hashed("instruction", _prompt_instruction_hash(task_dir, tasks_dir)),
             "task_renderer": eval_path(TASK_RENDERER),
             "native_adapter": native,
         }
@@ -329,6 +363,17 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
         "data_hash": task_path("data"),
         "prompt_hash": prompt,
     }
+    # a part is missing when every input it hashes was missing
+    shared, adapter = "eval:" + "/".join(SHARED_VALIDATION), "eval:" + "/".join(NATIVE_ADAPTER)
+    inputs_of = {
+        "task_hash": ("task:task.toml",),
+        "instruction_hash": ("task:instruction.md",),
+        "validator_hash": ("task:validation", shared, adapter),
+        "environment_hash": ("task:environment",),
+        "data_hash": ("task:data",),
+        "prompt_hash": ("instruction", "eval:" + "/".join(TASK_RENDERER), adapter),
+    }
+    missing = frozenset(part for part, keys in inputs_of.items() if all(key in missing_inputs for key in keys))
     return CaseManifest(
         task=task,
         source=FALLBACK_SOURCE,
@@ -336,8 +381,10 @@ def fallback_manifest(task: str, tasks_dir: Path | None, eval_root: Path | None)
         components=parts,
         case_hash=_case_hash(SCHEMA_V1, task, parts),
         core_hash=core_hash(task, parts),
+        missing=missing,
+        task_files=tasks_dir is not None,
     )
 
 
 def _missing_hash() -> str:
-    return sha256_bytes(b"missing\0")
+    return MISSING_PATH_HASH

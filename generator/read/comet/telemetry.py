@@ -28,9 +28,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from generator.model.common import is_json_number
-from generator.model.runs import EFFICIENCY_FIELDS, EXTRA_FIELDS, TELEMETRY_FIELDS  # re-exported
+from generator.model.runs import (  # re-exported
+    EFFICIENCY_FIELDS,
+    EXTRA_FIELDS,
+    REPORTED_FIELDS,
+    REPORTED_ONLY_FIELDS,
+    TELEMETRY_FIELDS,
+)
 
-__all__ = ["EFFICIENCY_FIELDS", "EXTRA_FIELDS", "MAX_TELEMETRY_VALUE", "InvalidTelemetry", "extract_telemetry"]
+__all__ = [
+    "EFFICIENCY_FIELDS",
+    "EXTRA_FIELDS",
+    "MAX_TELEMETRY_VALUE",
+    "REPORTED_SOURCE",
+    "InvalidTelemetry",
+    "extract_telemetry",
+    "reported_telemetry",
+]
+
+#: How reported numbers are labelled wherever they are shown.
+REPORTED_SOURCE = "reported by the harness (report events_summary)"
 
 # No token count, duration (ms), turn count or cost of one run comes near 10**15.
 MAX_TELEMETRY_VALUE = 10**15
@@ -238,3 +255,39 @@ def extract_telemetry(text: str) -> dict[str, Any]:
                 if handler is not None:
                     handler(event, totals)
     return _finish(totals)
+
+
+def _reported_number(value: Any) -> int | float | None:
+    """A usable reported figure: a finite, non-negative JSON number of magnitude at most 10^15."""
+    if not is_json_number(value) or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    return value if 0 <= value <= MAX_TELEMETRY_VALUE else None
+
+
+def reported_telemetry(events: Any) -> dict[str, Any] | None:
+    """The numbers a report's ``events_summary`` carries, under telemetry field names, or None.
+
+    These are what the harness reported, never re-derived: they are kept apart from the
+    telemetry of raw stdout (``Artifact.reported``).  Keys are mapped by
+    :data:`~generator.model.runs.REPORTED_FIELDS` (``duration_s`` -> ``duration_seconds``,
+    ``cost_usd`` -> ``total_cost_usd``, ``turns`` -> ``num_turns``, ...); a value that is not a
+    finite, non-negative number up to 10^15 (or a bool) is left out.  None when no figure is found.
+    """
+    if not isinstance(events, dict):
+        return None
+    out: dict[str, Any] = {name: None for name in (*TELEMETRY_FIELDS, *REPORTED_ONLY_FIELDS)}
+    found = False
+    for key in sorted(events):  # sorted: a spelled-out field name wins over its alias deterministically
+        field_name = REPORTED_FIELDS.get(key)
+        if field_name is None:
+            continue
+        value = _reported_number(events[key])
+        if value is not None and (out[field_name] is None or key == field_name):
+            out[field_name] = value
+            found = True
+    if not found:
+        return None
+    if out["total_tokens"] is None and out["input_tokens"] is not None and out["output_tokens"] is not None:
+        out["total_tokens"] = out["input_tokens"] + out["output_tokens"]
+    out["source"] = REPORTED_SOURCE
+    return out

@@ -13,7 +13,17 @@ from typing import Any
 from generator.model.common import SIDES
 from generator.model.comparison import COMPARISON_SCHEMA, ComparisonResult, Pair
 from generator.model.formats import FORMAT_NOTES
-from generator.model.runs import TELEMETRY_FIELDS, Artifact, Experiment, RunRecord
+from generator.model.runs import (
+    PART_STATES,
+    REPORTED_ONLY_FIELDS,
+    TELEMETRY_FIELDS,
+    V2_PARTS,
+    Artifact,
+    CaseManifest,
+    Experiment,
+    RunRecord,
+    part_state,
+)
 from generator.model.stats import as_json
 
 __all__ = ["SCHEMA", "comparison_document"]
@@ -46,6 +56,35 @@ def _telemetry_json(artifact: Artifact | None) -> dict[str, Any] | None:
     return {name: artifact.telemetry.get(name) for name in TELEMETRY_FIELDS}
 
 
+#: The upstream identities a report may carry (``source.<key>``), shown as its provenance.
+PROVENANCE_KEYS = ("run", "trial_name", "failure_mode", "agent_run_id")
+#: The hashed parts the audit states cover, in page order.
+AUDIT_PARTS = ("case_hash", "core_hash", *V2_PARTS)
+
+
+def _reported_json(artifact: Artifact | None) -> dict[str, Any] | None:
+    if artifact is None or artifact.reported is None:
+        return None
+    out: dict[str, Any] = {name: artifact.reported.get(name) for name in (*TELEMETRY_FIELDS, *REPORTED_ONLY_FIELDS)}
+    out["source"] = str(artifact.reported.get("source") or "reported by the harness")
+    return out
+
+
+def _provenance(report: Any) -> dict[str, str]:
+    """The report's upstream identities (strings and numbers only), or an empty object."""
+    out: dict[str, str] = {}
+    source = report.get("source")
+    if isinstance(source, dict):
+        for key in PROVENANCE_KEYS:
+            value = source.get(key)
+            if isinstance(value, (str, int, float)) and not isinstance(value, bool) and str(value):
+                out[key] = str(value)
+    model = report.get("model")
+    if isinstance(model, str) and model:
+        out["model"] = model
+    return out
+
+
 def _run_json(record: RunRecord, artifact: Artifact | None, paired: bool) -> dict[str, Any]:
     return {
         "side": record.side,
@@ -65,6 +104,8 @@ def _run_json(record: RunRecord, artifact: Artifact | None, paired: bool) -> dic
         "artifact": artifact.status if artifact else "not-read",
         "artifact_reason": artifact.reason if artifact else None,
         "telemetry": _telemetry_json(artifact),
+        "reported_telemetry": _reported_json(artifact),
+        "provenance": _provenance(record.report),
     }
 
 
@@ -83,17 +124,34 @@ def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
 
 
 def _manifest_audit(result: ComparisonResult) -> list[dict[str, Any]]:
-    first: dict[str, dict[str, Any]] = {side: {} for side in SIDES}
+    first: dict[str, dict[str, CaseManifest]] = {side: {} for side in SIDES}
     for side in SIDES:
         for record in result.experiments[side].records:
-            first[side].setdefault(record.task, record.manifest.to_json())
+            first[side].setdefault(record.task, record.manifest)
     rows = []
     for task in result.alignment.tasks:
         candidate, baseline = first["candidate"].get(task), first["baseline"].get(task)
         if candidate is None and baseline is None:
             continue
-        rows.append({"task": task, "candidate": candidate, "baseline": baseline})
+        states = {part: part_state(part, candidate, baseline) for part in AUDIT_PARTS}
+        rows.append(
+            {
+                "task": task,
+                "candidate": candidate.to_json() if candidate else None,
+                "baseline": baseline.to_json() if baseline else None,
+                "states": states,
+            }
+        )
     return rows
+
+
+def _audit_summary(audit: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    """Per part, how many tasks are in each state (only states that occur)."""
+    summary: dict[str, dict[str, int]] = {}
+    for part in AUDIT_PARTS:
+        counts = Counter(row["states"][part] for row in audit)
+        summary[part] = {state: counts[state] for state in PART_STATES if counts[state]}
+    return summary
 
 
 def _task_outcomes(result: ComparisonResult) -> list[dict[str, Any]]:
@@ -119,6 +177,9 @@ def _limitations(result: ComparisonResult) -> dict[str, Any]:
         "invalid_matrix": [s for s in SIDES if result.experiments[s].matrix.status == "invalid"],
         "fallback_records": sum(1 for record in records if not record.manifest.run_bound),
         "execution_unbound_records": sum(1 for record in records if not record.manifest.execution_bound),
+        "fallback_without_task_files": sum(
+            1 for record in records if not record.manifest.run_bound and not record.manifest.task_files
+        ),
     }
 
 
@@ -131,6 +192,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         for pair, artifact in zip(alignment.pairs, result.artifacts[side], strict=True)
         if artifact.status == "rebased"
     ]
+    audit = _manifest_audit(result)
     return {
         "schema": SCHEMA,
         "ks": list(result.ks),
@@ -161,7 +223,8 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         "efficiency": {name: table.to_json() for name, table in result.efficiency.items()},
         "limitations": _limitations(result),
         "statistics": as_json(result.statistics),
-        "manifest_audit": _manifest_audit(result),
+        "manifest_audit": audit,
+        "manifest_audit_summary": _audit_summary(audit),
         "task_outcomes": _task_outcomes(result),
         "runs": _runs(result),
         "rebased_runs": rebased,

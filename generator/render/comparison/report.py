@@ -26,7 +26,9 @@ from typing import Any
 
 from generator.model.common import SIDES, short_hash
 from generator.model.comparison import ComparisonResult
+from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
+from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
 from generator.pages.names import visible
 from generator.render.comparison.document import comparison_document
 
@@ -152,6 +154,11 @@ def _percent_points(value: float | None) -> str:
     return "N/A" if value is None else f"{value * 100:+.1f} pp"
 
 
+def _p(value: float | None) -> str:
+    shown = fmt.p_value_report(value)
+    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+
+
 def _verdict_section(doc: Doc) -> list[str]:
     stats = doc["statistics"]
     verdict = stats["verdict"]
@@ -167,9 +174,9 @@ def _verdict_section(doc: Doc) -> list[str]:
         f"- Difference in pass@1 (candidate − baseline) over {diff['tasks']} task(s) with matched pairs:"
         f" {_percent_points(diff['estimate'])}, {interval['confidence']:.0%} interval"
         f" [{_percent_points(interval['lower'])}, {_percent_points(interval['upper'])}] ({diff['method']}).",
-        f"- Exact sign-flip test over tasks: p = {fmt.p_value_report(flip['p_value'])} ({flip['method']}).",
-        f"- McNemar on run pairs: exact p = {fmt.p_value_report(mcnemar['p_value'])},"
-        f" mid-p = {fmt.p_value_report(mcnemar['p_mid'])}"
+        f"- Exact sign-flip test over tasks: {_p(flip['p_value'])} ({flip['method']}).",
+        f"- McNemar on run pairs: exact {_p(mcnemar['p_value'])},"
+        f" mid-{_p(mcnemar['p_mid'])}"
         f" ({mcnemar['discordant']} discordant of {runs['wins'] + runs['losses'] + runs['ties']} run pairs).",
     ]
     if stats["power"]["mde"] is not None:
@@ -218,6 +225,13 @@ def _matrix_section(doc: Doc) -> list[str]:
             f"> Audit limitation: {limits['fallback_records']} run record(s) carry no case manifest. Their"
             " hashes were rebuilt from the current tasks tree (`current-task-tree-fallback`), which proves"
             " parity at comparison time, not the historical checkout.",
+            "",
+        ]
+    if limits.get("fallback_without_task_files"):
+        lines += [
+            f"> Task files not available: {limits['fallback_without_task_files']} run record(s) had their"
+            " manifest rebuilt without a tasks folder, so every task path hashed as missing. Their task,"
+            " instruction, environment and data hashes prove nothing about the task files.",
             "",
         ]
     if limits["execution_unbound_records"]:
@@ -289,6 +303,42 @@ def _duration_section(doc: Doc) -> list[str]:
     ]
     if missing_lines:
         lines += [*missing_lines, ""]
+    return lines + _reported_duration_lines(doc)
+
+
+def _reported_duration_lines(doc: Doc) -> list[str]:
+    """The durations reported by the harness, in their own table, and every disagreement."""
+    rows, notes = [], []
+    for side in SIDES:
+        d = doc["duration"][side]
+        stated = d.get("reported") or {}
+        if stated.get("covered"):
+            rows.append(
+                [
+                    untrusted(doc[side]["treatment"]),
+                    f"{stated['covered']}/{len(d['missing'])}",
+                    fmt.seconds(stated["total_seconds"]),
+                    fmt.seconds(stated["average_seconds"]),
+                    "reported by the harness",
+                ]
+            )
+        if stated.get("disagreements"):
+            notes.append(
+                f"- {untrusted(doc[side]['treatment'])}: the reported duration disagrees with raw stdout in"
+                f" {len(stated['disagreements'])} run(s); the raw-stdout value is used."
+            )
+    lines: list[str] = []
+    if rows:
+        lines += [
+            "### Duration reported by the harness",
+            "",
+            "For the matched runs without a usable raw stdout only; these numbers were not re-derived.",
+            "",
+            *table(["Treatment", "Runs without raw duration that report one", "Total", "Average", "Source"], rows),
+            "",
+        ]
+    if notes:
+        lines += [*notes, ""]
     return lines
 
 
@@ -306,6 +356,29 @@ def _efficiency_table(table_doc: Doc) -> list[str]:
     return table(["Metric", "Complete pairs", "Candidate average", "Baseline average", "Candidate delta"], rows)
 
 
+def _reported_efficiency(table_doc: Doc) -> list[str]:
+    """The harness-reported rows of one efficiency table (pairs the raw-stdout rows do not cover)."""
+    lines: list[str] = []
+    reported = [r for r in table_doc.get("reported_rows", ()) if r["complete"]]
+    if reported:
+        lines += [
+            "",
+            "Reported by the harness (not re-derived; only pairs the rows above do not cover):",
+            "",
+            *_efficiency_table({"pairs": table_doc["pairs"], "rows": reported}),
+        ]
+    differing = [
+        f"{r['label']} ({r['reported_disagreements']})" for r in table_doc["rows"] if r.get("reported_disagreements")
+    ]
+    if differing:
+        lines += [
+            "",
+            "> Reported values disagree with raw stdout (runs): " + ", ".join(differing) + "; the raw-stdout"
+            " value is used.",
+        ]
+    return lines
+
+
 def _efficiency_section(doc: Doc) -> list[str]:
     eff = doc["efficiency"]
     return [
@@ -320,15 +393,44 @@ def _efficiency_section(doc: Doc) -> list[str]:
         " early cannot look cheap.",
         "",
         *_efficiency_table(eff["strict_success"]),
+        *_reported_efficiency(eff["strict_success"]),
         "",
         f"### All aligned runs ({eff['all_aligned']['pairs']} paired runs)",
         "",
         *_efficiency_table(eff["all_aligned"]),
+        *_reported_efficiency(eff["all_aligned"]),
         "",
         "> Context rows need per-message usage on both sides. Where few pairs are complete, the agent CLI"
         " did not keep enough context telemetry, and those rows must not be used to claim a workflow"
         " difference.",
         "",
+    ]
+
+
+def _audit_cell(entry: Doc, shown: Doc, part: str) -> str:
+    """A part's short hash when both sides agree on it, else the audit state in words."""
+    state = (entry.get("states") or {}).get(part)
+    if state in (None, "same", "no-record"):
+        return short_hash(shown[part]) or "v1-unbound"
+    if state == "not-recorded":
+        return "v1-unbound"
+    return PART_STATES.get(state, str(state))
+
+
+def _audit_summary(doc: Doc) -> list[str]:
+    summary = doc.get("manifest_audit_summary")
+    if not summary:
+        return []
+    labels = dict(MANIFEST_FIELDS)
+    rows = [
+        [labels.get(part, part), ", ".join(f"{PART_STATES.get(state, state)}: {n}" for state, n in counts.items())]
+        for part, counts in summary.items()
+    ]
+    return [
+        "",
+        "Audit states over tasks (a part missing on both sides is not hashed, never the same):",
+        "",
+        *table(["Part", "Tasks by state"], rows),
     ]
 
 
@@ -346,13 +448,7 @@ def _audit_section(doc: Doc) -> list[str]:
                 short_hash(cand["case_hash"]) if cand else "—",
                 short_hash(base["case_hash"]) if base else "—",
                 source,
-                short_hash(shown["instruction_hash"]),
-                short_hash(shown["validator_hash"]),
-                short_hash(shown["environment_hash"]),
-                short_hash(shown["prompt_hash"]),
-                short_hash(shown["runner_hash"]) or "v1-unbound",
-                short_hash(shown["controller_hash"]) or "v1-unbound",
-                short_hash(shown["execution_hash"]) or "v1-unbound",
+                *(_audit_cell(entry, shown, part) for part, _label in AUDIT_COLUMNS),
             ]
         )
     return [
@@ -377,6 +473,7 @@ def _audit_section(doc: Doc) -> list[str]:
             ],
             rows,
         ),
+        *_audit_summary(doc),
         "",
     ]
 

@@ -1,0 +1,231 @@
+"""Decision first, wins and regressions, deep links and the glossary (issue 10, "pages").
+
+On the example site and on a synthetic real-scale site (tests/support/realscale.py: 300 tasks x 1
+and 80 tasks x 5 with harness-reported telemetry and no raw stdout).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import browsing
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from tests.support.realscale import WIDE_TASKS, make_realscale_site  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, "height": 812}}
+HEIGHT_BUDGET = 13_500  # px at 1280 px, as first shown (issue 10: 15 screens for 730 tasks)
+PP = re.compile(r"[+−-]\d+\.\d pp")
+PP_INTERVAL = re.compile(r"\[[+−-]\d+\.\d, [+−-]\d+\.\d\] pp")
+
+
+@pytest.fixture(scope="session")
+def realscale_site(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("browser-realscale")
+    config = make_realscale_site(root)
+    out = root / "site"
+    env = {**os.environ, "EVALSITE_NO_PROGRESS": "1", "SOURCE_DATE_EPOCH": "1700000000"}
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--config", str(config), "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def _first_screen_text(page, height: int) -> str:
+    """The text of every element whose top lies inside the first screen."""
+    return page.evaluate(
+        """(h) => [...document.querySelectorAll('#verdict, #verdict *')]
+             .filter(el => el.getBoundingClientRect().bottom <= h && el.getBoundingClientRect().height > 0)
+             .map(el => el.textContent).join(' ')""",
+        height,
+    )
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize("entry", ["wide", "deep"])
+def test_first_screen_holds_the_decision(browser, realscale_site, viewport, entry):
+    size = VIEWPORTS[viewport]
+    context = browser.new_context(viewport=size)
+    try:
+        visit = browsing.open_page(context, realscale_site / "comparisons" / entry / "index.html", realscale_site)
+        page = visit.page
+        box = page.locator("#verdict").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= size["height"], (viewport, box)
+        text = _first_screen_text(page, size["height"])
+        assert "Verdict:" in text
+        assert PP.search(text), text
+        assert PP_INTERVAL.search(text), text
+        assert re.search(r"\d+ tasks / \d+ pairs", text), text
+        assert re.search(r"\d+ / \d+ / \d+", text), text  # task wins / losses / ties
+        assert "sample size for X" not in page.content() and " x 3.16667" not in page.content()
+        assert not visit.problems()
+    finally:
+        context.close()
+
+
+def test_no_verdict_says_why_first(browser, example_site):
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        visit = browsing.open_page(
+            context, example_site / "comparisons" / "tampered-vs-legacy" / "index.html", example_site
+        )
+        verdict = visit.page.locator("#verdict")
+        box = verdict.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 900
+        assert verdict.inner_text().startswith("No verdict:")
+    finally:
+        context.close()
+
+
+def _visible_outcome_rows(page) -> list[str]:
+    return page.evaluate(
+        """() => [...document.querySelectorAll('#task-outcomes-table-t tbody tr')]
+             .filter(r => !r.hidden).map(r => r.className)"""
+    )
+
+
+def test_one_click_views(site_page, realscale_site):
+    visit = site_page(realscale_site / "comparisons" / "wide" / "index.html", realscale_site)
+    page = visit.page
+    all_rows = page.evaluate("() => document.querySelectorAll('#task-outcomes-table-t tbody tr').length")
+    assert all_rows == WIDE_TASKS
+    page.locator("#task-outcomes-table details > summary").click()
+    expected = {
+        "Regressions": lambda c: "worse" in c.split(),
+        "Improvements": lambda c: "better" in c.split(),
+        "Differing": lambda c: bool({"worse", "better"} & set(c.split())),
+        "Errors / excluded": lambda c: "excluded" in c.split(),
+    }
+    classes = page.evaluate(
+        "() => [...document.querySelectorAll('#task-outcomes-table-t tbody tr')].map(r => r.className)"
+    )
+    for label, wanted in expected.items():
+        page.get_by_role("button", name=label, exact=True).click()
+        shown = _visible_outcome_rows(page)
+        assert len(shown) == sum(1 for c in classes if wanted(c)), label
+        assert all(wanted(c) for c in shown), label
+        count = page.locator('output.table-count[data-table="task-outcomes-table-t"]').inner_text()
+        assert count.startswith(f"{len(shown)} of {all_rows}") or (len(shown) == all_rows), count
+    assert 0 < sum(1 for c in classes if "worse" in c.split()) < all_rows
+    page.get_by_role("button", name="All", exact=True).click()
+    assert len(_visible_outcome_rows(page)) == all_rows
+    # wins and regressions look different
+    better = page.locator("#task-outcomes-table-t tr.better td").first.evaluate(
+        "e => getComputedStyle(e).backgroundColor"
+    )
+    worse = page.locator("#task-outcomes-table-t tr.worse td").first.evaluate(
+        "e => getComputedStyle(e).backgroundColor"
+    )
+    assert better != worse
+
+
+def test_views_without_js_show_every_row(browser, realscale_site):
+    context = browser.new_context(viewport=VIEWPORTS["desktop"], java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto((realscale_site / "comparisons" / "wide" / "index.html").as_uri())
+        assert page.evaluate(
+            "() => [...document.querySelectorAll('#task-outcomes-table-t tbody tr')].every(r => !r.hidden)"
+        )
+        assert page.locator(".table-views").first.is_hidden()
+    finally:
+        context.close()
+
+
+def test_anchor_opens_and_highlights_a_row(browser, realscale_site):
+    page_path = realscale_site / "comparisons" / "wide" / "index.html"
+    html = page_path.read_text(encoding="utf-8")
+    row_id = re.search(r'<tr id="(task-[^"]+)" class="[^"]*worse', html).group(1)
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        page = context.new_page()
+        page.goto(page_path.as_uri() + "#" + row_id)
+        page.wait_for_function("() => document.querySelector('#task-outcomes-table details').open")
+        row = page.locator(f"#{row_id}")
+        assert row.is_visible()
+        outline = row.locator("td").first.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline == "solid"
+        # a row hidden by a view is shown again when its anchor is opened
+        page.get_by_role("button", name="Improvements", exact=True).click()
+        assert row.is_hidden()
+        page.evaluate("(id) => { location.hash = ''; location.hash = id; }", row_id)
+        page.wait_for_function("(id) => !document.getElementById(id).hidden", arg=row_id)
+    finally:
+        context.close()
+
+
+def test_failure_reason_links_filter_the_outcomes(site_page, realscale_site):
+    visit = site_page(realscale_site / "comparisons" / "deep" / "index.html", realscale_site)
+    page = visit.page
+    link = page.locator('#failure-reasons-table a[data-filter="agent_timeout"]').first
+    link.click()
+    shown = page.evaluate(
+        """() => [...document.querySelectorAll('#task-outcomes-table-t tbody tr')].filter(r => !r.hidden)
+             .map(r => r.textContent)"""
+    )
+    assert shown and all("agent_timeout" in text for text in shown)
+    page.locator('input.table-filter[data-table="task-outcomes-table-t"]').fill("")
+
+
+def test_glossary_links_resolve(site_page, example_site, realscale_site):
+    for root, entry in ((example_site, "native-vs-beta"), (realscale_site, "wide")):
+        comparison = root / "comparisons" / entry / "index.html"
+        visit = site_page(comparison, root)
+        hrefs = visit.page.evaluate(
+            "() => [...document.querySelectorAll('a[href*=\"glossary.html\"]')].map(a => a.getAttribute('href'))"
+        )
+        assert len(hrefs) >= 8, hrefs
+        glossary = root / "glossary.html"
+        ids = set(re.findall(r'id="([^"]+)"', glossary.read_text(encoding="utf-8")))
+        for href in hrefs:
+            parts = urlsplit(href)
+            assert (comparison.parent / unquote(parts.path)).resolve() == glossary.resolve(), href
+            assert not parts.fragment or parts.fragment in ids, href
+    context_page = site_page(realscale_site / "glossary.html", realscale_site)
+    terms = context_page.page.evaluate(
+        "() => [...document.querySelectorAll('.glossary-term dt')].map(d => d.textContent)"
+    )
+    for word in ("report-bound", "historical fallback", "pass^k", "Tango", "design effect", "McNemar", "kill path"):
+        assert any(word in term for term in terms), word
+
+
+def test_realscale_page_height_and_table_width(browser, realscale_site):
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        for entry in ("wide", "deep"):
+            visit = browsing.open_page(context, realscale_site / "comparisons" / entry / "index.html", realscale_site)
+            height = visit.page.evaluate("() => document.documentElement.scrollHeight")
+            assert height <= HEIGHT_BUDGET, (entry, height)
+            wide = visit.page.evaluate(
+                """() => [...document.querySelectorAll('.table-wrap')]
+                     .filter(w => w.getBoundingClientRect().height > 0 && w.scrollWidth > w.clientWidth + 1)
+                     .map(w => w.querySelector('table').id + ' ' + w.scrollWidth + '/' + w.clientWidth)"""
+            )
+            assert not wide, (entry, wide)
+            visit.close()
+    finally:
+        context.close()
+
+
+def test_index_cards_show_effect_size(site_page, realscale_site):
+    visit = site_page(realscale_site / "index.html", realscale_site)
+    for entry in ("wide", "deep"):
+        text = visit.page.locator(f"#comparison-{entry}").inner_text()
+        assert PP.search(text) and PP_INTERVAL.search(text), text
