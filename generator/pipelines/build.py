@@ -481,7 +481,7 @@ def build_site(
     out = Path(out_dir or config.output).resolve()
     check_output_location(out, config)
     if summary is not None:
-        check_summary_path(summary, config)
+        check_summary_path(summary, config, out)
     core = core or DefaultCore()
     templates = templates_dir or default_templates_dir()
     site = _site_info(config)

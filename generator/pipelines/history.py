@@ -212,14 +212,21 @@ def failed_record(kind: Literal["comparison", "leaderboard"], subject: str, titl
     return Record(kind, subject, title, None, error=message)
 
 
-def check_summary_path(path: Path, config: SiteConfig) -> None:
-    """``--summary``: never over an input, never inside an input folder, only over an earlier summary."""
+def check_summary_path(path: Path, config: SiteConfig, out_dir: Path | None = None) -> None:
+    """``--summary``: never over an input, never inside an input folder or the site folder it would
+    be swapped away with (the next build would find a file it did not write), only over an earlier summary."""
     inputs = config.input_paths()
+    folders = [p for p in inputs if p.is_dir()]
+    if out_dir is not None:
+        real_out = os.path.realpath(out_dir)
+        real = os.path.realpath(path)
+        if real == real_out or real.startswith(real_out.rstrip(os.sep) + os.sep):
+            raise EvalsiteError(f"--summary {path.name!r} lies inside the output folder; write it beside the site")
     check_output_file(
         path,
         kind="summary",
         input_files=[p for p in inputs if p.is_file()],
-        input_folders=[p for p in inputs if p.is_dir()],
+        input_folders=folders,
         option="--summary",
     )
 

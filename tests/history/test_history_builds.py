@@ -88,6 +88,14 @@ def test_summary_refuses_a_foreign_file(tmp_path: Path, env: None) -> None:
     assert foreign.read_text() == "my notes\n" and not (tmp_path / "history.jsonl").exists()
 
 
+def test_summary_inside_the_site_folder_is_refused(tmp_path: Path, env: None) -> None:
+    """The swap would treat it as a file evalsite did not write, and the next build would refuse."""
+    write_build(tmp_path, START)
+    code, _, err = build(tmp_path, "--summary", str(tmp_path / "out" / "summary.md"))
+    assert code == 2 and "inside the output folder" in err
+    assert not (tmp_path / "out").exists() and not (tmp_path / "history.jsonl").exists()
+
+
 def test_issues_gate(tmp_path: Path, env: None) -> None:
     write_build(tmp_path, START)
     sorted((tmp_path / "cand/reports").iterdir())[0].unlink()  # one missing run: an alignment issue

@@ -87,3 +87,12 @@ def test_pilot_ledger_page_says_the_gate_is_underpowered_not_failed_by_a_worse_c
     assert "Failed because the campaign is too small: with 70 pairs this gate can never pass" in page
     assert "at least 72 pairs are needed" in page
     assert "candidate is worse" not in page
+
+
+def test_an_imported_side_says_its_format_and_what_it_cannot_record(example_site):
+    site, _ = example_site
+    page = (site / "comparisons" / "inspect-quiz" / "index.html").read_text(encoding="utf-8")
+    assert "The candidate side is in the inspect format." in page
+    assert "Repetition = the sample&#39;s epoch" in page or "Repetition = the sample's epoch" in page
+    native = (site / "comparisons" / "native-vs-beta" / "index.html").read_text(encoding="utf-8")
+    assert "side is in the" not in native  # Comet sides carry no format notice

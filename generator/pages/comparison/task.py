@@ -44,12 +44,24 @@ _REPORTED_ONLY = (
 class TaskPages(ComparisonContext):
     """The task pages of one comparison."""
 
+    def format_notices(self) -> tuple[Notice, ...]:
+        """Each imported side's format and what that format cannot record (e.g. Harbor's trial order)."""
+        notices = []
+        for side in ("candidate", "baseline"):
+            facts = self.doc.get(side) or {}
+            fmt = facts.get("format")
+            if not fmt:
+                continue  # a Comet experiment
+            notes = " ".join(str(note) for note in facts.get("format_notes") or ())
+            notices.append(Notice("info", f"The {side} side is in the {fmt} format." + (f" {notes}" if notes else "")))
+        return tuple(notices)
+
     def audit_notices(self) -> tuple[Notice, ...]:
-        """Top-of-page notices of the hash audit: manifests rebuilt without the task files."""
+        """Top-of-page notices: imported formats, then manifests rebuilt without the task files."""
         count = (self.doc.get("limitations") or {}).get("fallback_without_task_files") or 0
         if not count:
-            return ()
-        return (
+            return self.format_notices()
+        return self.format_notices() + (
             Notice(
                 "warning",
                 f"The task files were not available: {count:,} run record(s) had their case manifest rebuilt"
