@@ -108,6 +108,15 @@ class ComparisonSource:
     statistics: StatisticsSection = StatisticsSection()
 
 
+def task_difference(row: Mapping[str, Any]) -> float | None:
+    """A task-outcome row's candidate − baseline difference in matched pass rate; None without pairs.
+
+    The one place the task outcome table and the per-task chart take it from.
+    """
+    pairs = row["pairs"]
+    return (row["candidate_passes"] - row["baseline_passes"]) / pairs if pairs else None
+
+
 def side_label(side: str) -> str:
     return "Candidate" if side == "candidate" else "Baseline"
 

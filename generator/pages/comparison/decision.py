@@ -14,7 +14,7 @@ from typing import Any
 
 from generator.model.common import SIDES
 from generator.pages import format as fmt
-from generator.pages.comparison.context import ComparisonContext, side_label
+from generator.pages.comparison.context import ComparisonContext, side_label, task_difference
 from generator.pages.glossary import reason_term, term_href
 from generator.pages.models import Cell, Column, Row, Table
 from generator.pages.urls import name_slug
@@ -62,11 +62,8 @@ class DecisionSections(ComparisonContext):
             task = row["task"]
             pairs = row["pairs"]
             cand, base = row["candidate_passes"], row["baseline_passes"]
-            if not pairs:
-                direction, diff = "", None
-            else:
-                direction = "better" if cand > base else "worse" if cand < base else "tie"
-                diff = (cand - base) / pairs  # a difference of two shown rates, in the unit shown
+            diff = task_difference(row)
+            direction = "" if diff is None else "better" if cand > base else "worse" if cand < base else "tie"
             excluded = bool(self.issues_by_task.get(task)) or not pairs
             failures = {side: self._failures(task, side) for side in SIDES}
             if any(failures[side].get("quality-excluded") for side in SIDES):

@@ -20,6 +20,7 @@ from generator.pages.comparison.context import (
     V1_UNBOUND,
     ComparisonContext,
     side_label,
+    task_difference,
 )
 from generator.pages.models import Cell, Column, Dot, DotChart, LineChart, Link, Notice, Row, Series, Table
 
@@ -203,8 +204,9 @@ class ComparisonSections(ComparisonContext):
         moved = []
         for row in self.doc["task_outcomes"]:
             pairs, cand, base = row["pairs"], row["candidate_passes"], row["baseline_passes"]
-            if pairs and cand != base:
-                moved.append((row["task"], (cand - base) / pairs, cand, base, pairs))
+            diff = task_difference(row)
+            if diff is not None and cand != base:
+                moved.append((row["task"], diff, cand, base, pairs))
         if not moved:
             return None
         moved.sort(key=lambda item: (-item[1], item[0]))
