@@ -69,20 +69,11 @@ class LedgerDataError(EvalsiteError):
 # --------------------------------------------------------------------------
 # Field sets
 
-RECEIPT_FIELDS_V1: tuple[str, ...] = (
-    "schemaVersion",
-    "receiptId",
-    "campaignId",
-    "corpusVersion",
-    "promptEnvelopeVersion",
-    "armId",
-    "caseId",
-    "caseKind",
-    "repeat",
-    "normalizerRan",
-    "expectedDefects",
-    "detectedDefects",
-    "blockingFindingCount",
+# A v1 receipt's fields, grouped by what they record, in the format's order (rerunOf last).
+_RECEIPT_IDENTITY = ("schemaVersion", "receiptId", "campaignId", "corpusVersion", "promptEnvelopeVersion")
+_RECEIPT_CELL = ("armId", "caseId", "caseKind", "repeat")
+_RECEIPT_FINDINGS = ("normalizerRan", "expectedDefects", "detectedDefects", "blockingFindingCount")
+_RECEIPT_CONDUCT = (
     "identityMatch",
     "killPathPassed",
     "toolUsing",
@@ -92,11 +83,10 @@ RECEIPT_FIELDS_V1: tuple[str, ...] = (
     "mutationEntered",
     "containmentConclusive",
     "containmentBreach",
-    "wallMs",
-    "latencyClass",
-    "usage",
-    "decoding",
-    "rerunOf",
+)
+_RECEIPT_COST = ("wallMs", "latencyClass", "usage", "decoding")
+RECEIPT_FIELDS_V1: tuple[str, ...] = (
+    _RECEIPT_IDENTITY + _RECEIPT_CELL + _RECEIPT_FINDINGS + _RECEIPT_CONDUCT + _RECEIPT_COST + ("rerunOf",)
 )
 #: v2 adds the two envelope digests and the kill-control evidence.
 RECEIPT_FIELDS_V2: tuple[str, ...] = RECEIPT_FIELDS_V1 + ("campaignDigest", "executionDigest", "killControl")
