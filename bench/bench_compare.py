@@ -1,17 +1,23 @@
 #!/usr/bin/env python3
-"""How close is ``evalsite compare --format json`` to the cost of merely reading its input?
+"""How close is ``evalsite compare --format json`` to the cost of merely parsing its input?
 
-Builds a large synthetic pair of experiments (default 1,000 tasks x 10
-repetitions per side, about 20 KB of Claude stream-json per run, v2 case
-manifests, valid expected-case matrices), then measures in one run:
+Builds (once, cached under /tmp/evalsite-bench) a large synthetic pair of
+experiments (default 1,000 tasks x 10 repetitions per side, about 20 KB of
+Claude stream-json per run, v2 case manifests, valid expected-case matrices),
+then measures, as child processes in interleaved rounds (medians of three):
 
-* the *floor*: read every input byte and ``json.loads`` every report and every
-  stdout line, nothing else;
-* ``evalsite compare --format json`` on the same folders, as a subprocess.
+* the floors (``bench/floors.py``): read every input byte; read it and
+  ``json.loads`` every report, matrix and stdout line (the issue's target);
+  the same with ``orjson.loads`` (the parser family evalsite uses);
+* ``evalsite compare --format json`` on the same folders.
 
-It prints both times and their ratio (target: within 3x).  Usage:
+It prints each median, each child's peak RSS, and the ratios (target: at
+most 1.0x the stdlib floor).  The input size counts only the two input
+folders.  Usage:
 
-    python bench/bench_compare.py [--tasks 1000] [--reps 10] [--keep DIR]
+    python bench/bench_compare.py [--tasks 1000] [--reps 10] [--rounds 3] [--full]
+
+``--full`` adds 5,000 x 10 (the flat-memory row).
 """
 
 from __future__ import annotations
@@ -19,17 +25,18 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import shutil
-import subprocess
 import sys
-import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
-from generator.read.comet.manifest import CORE_PARTS, SCHEMA_V2, canonical_hash, sha256_text  # noqa: E402
+from benchlib import cached, interleaved, ratio_line, run_child, size_of  # noqa: E402
+
+from generator.model.common import sha256_bytes as sha256_text  # noqa: E402
+from generator.read.comet.manifest import CORE_PARTS, SCHEMA_V2, canonical_hash  # noqa: E402
 from generator.read.comet.matrix import matrix_payload  # noqa: E402
 
 CANDIDATE, BASELINE = "CANDIDATE", "BASELINE"
@@ -175,21 +182,8 @@ def make_synthetic_pair(
     return sides[CANDIDATE], sides[BASELINE]
 
 
-def read_floor(folders: list[Path]) -> float:
-    """Seconds to read every input byte and json.loads every report and stdout line."""
-    start = time.perf_counter()
-    for folder in folders:
-        for path in sorted((folder / "reports").iterdir()):
-            json.loads(path.read_bytes())
-        json.loads((folder / "expected-case-matrix.json").read_bytes())
-        for path in sorted((folder / "raw").iterdir()):
-            for line in path.read_bytes().decode("utf-8").strip().split("\n"):
-                json.loads(line)
-    return time.perf_counter() - start
-
-
-def run_compare(candidate: Path, baseline: Path) -> float:
-    command = [
+def compare_command(candidate: Path, baseline: Path) -> list[str]:
+    return [
         sys.executable,
         "-m",
         "generator",
@@ -205,9 +199,14 @@ def run_compare(candidate: Path, baseline: Path) -> float:
         "--format",
         "json",
     ]
-    start = time.perf_counter()
-    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+
+
+def synthetic_pair(tasks: int, reps: int, stdout_bytes: int) -> Path:
+    """The cached folder holding ``candidate/`` and ``baseline/`` of this size (generated once)."""
+    return cached(
+        f"compare-{tasks}x{reps}-{stdout_bytes}",
+        lambda folder: make_synthetic_pair(folder, tasks, reps, stdout_bytes),
+    )
 
 
 def main() -> int:
@@ -215,25 +214,47 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--stdout-bytes", type=int, default=20_000)
-    parser.add_argument("--keep", metavar="DIR", help="build the data here and keep it")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (the median is printed)")
+    parser.add_argument("--full", action="store_true", help="also the 5,000 x 10 memory row (minutes)")
+    parser.add_argument("--product-root", type=Path, default=ROOT, help="run evalsite from this checkout")
     args = parser.parse_args()
-    root = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="evalsite-bench-"))
-    try:
-        if not (root / "candidate").exists():
-            started = time.perf_counter()
-            make_synthetic_pair(root, args.tasks, args.reps, args.stdout_bytes)
-            print(f"generated {args.tasks} tasks x {args.reps} reps per side in {time.perf_counter() - started:.1f}s")
-        size = sum(p.stat().st_size for p in root.rglob("*") if p.is_file())
-        run_compare(root / "candidate", root / "baseline")  # warm the page cache once for both measurements
-        floor = read_floor([root / "candidate", root / "baseline"])
-        compare = run_compare(root / "candidate", root / "baseline")
-        print(f"input: {size / 1e6:.0f} MB in {2 * args.tasks * args.reps} runs")
-        print(f"floor (read + json.loads every byte): {floor:.2f}s")
-        print(f"evalsite compare --format json:       {compare:.2f}s")
-        print(f"ratio: {compare / floor:.2f}x (target <= 3x)")
-    finally:
-        if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+    sizes = [(args.tasks, args.reps)] + ([(5000, args.reps)] if args.full else [])
+    peaks: dict[int, int] = {}
+    for tasks, reps in sizes:
+        root = synthetic_pair(tasks, reps, args.stdout_bytes)
+        folders = [root / "candidate", root / "baseline"]
+        size = size_of(*folders)
+        floors = [sys.executable, str(ROOT / "bench" / "floors.py")]
+        names = [str(folder) for folder in folders]
+        run_child(compare_command(*folders), cwd=args.product_root)  # warm the page cache once for every figure
+        series = interleaved(
+            args.rounds,
+            {
+                "floor: read every byte": partial(run_child, [*floors, "read", *names]),
+                "floor: read + json.loads (stdlib)": partial(run_child, [*floors, "json", *names]),
+                "floor: read + orjson.loads": partial(run_child, [*floors, "orjson", *names]),
+                "evalsite compare --format json": partial(
+                    run_child, compare_command(*folders), cwd=args.product_root
+                ),
+            },
+        )
+        read, stdlib, fast, product = series.values()
+        runs = 2 * tasks * reps
+        print(f"compare at {tasks:,} tasks x {reps} reps: input {size / 1e6:.0f} MB in {runs:,} runs")
+        print(f"medians of {args.rounds} interleaved rounds (child processes; peak RSS of each child):")
+        for item in series.values():
+            print("  " + item.line())
+        print("  " + ratio_line("compare / stdlib json floor", product, stdlib, "target <= 1.0x"))
+        print("  " + ratio_line("compare / orjson floor", product, fast, "same parser family"))
+        print("  " + ratio_line("compare / read floor", product, read, "information"))
+        print(f"  peak RSS per run: {product.peak_rss / runs / 1e3:.1f} KB")
+        peaks[tasks] = product.peak_rss
+    if len(peaks) > 1:
+        small, large = sorted(peaks)
+        print(
+            f"peak RSS at {large:,} tasks / at {small:,} tasks: {peaks[large] / peaks[small]:.2f}x "
+            f"(target <= 1.3x; {peaks[large] / 1e6:.0f} MB, target <= 300 MB)"
+        )
     return 0
 
 

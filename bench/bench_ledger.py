@@ -35,11 +35,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
-from generator.analyze.ledger.checks import require_sound  # noqa: E402
+from benchlib import cached, interleaved, ratio_line, run_child  # noqa: E402
+
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
-from generator.analyze.ledger.summary import build_summary  # noqa: E402
-from generator.pipelines.ledger import append_receipt, read_ledger  # noqa: E402
+from generator.pipelines.ledger import append_receipt  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt  # noqa: E402
 
 DEFAULT_REFERENCE = REPO.parent / "shared" / "reference" / "ledger_reference.py"
@@ -113,7 +114,24 @@ def main() -> int:
     parser.add_argument("--reference", type=Path, default=DEFAULT_REFERENCE)
     parser.add_argument("--no-reference", action="store_true")
     parser.add_argument("--keep", type=Path, help="build the ledgers here and keep them")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the summarize figures")
+    parser.add_argument("--product-root", type=Path, default=REPO, help="summarize/verify from this checkout")
+    parser.add_argument(
+        "--baseline-root", type=Path, help="also time summarize/verify from this checkout (the code before a change)"
+    )
+    parser.add_argument(
+        "--summarize-only",
+        nargs=2,
+        type=Path,
+        metavar=("CAMPAIGN", "LEDGER"),
+        help="only the summarize/verify figures, on this campaign and ledger",
+    )
     args = parser.parse_args()
+    command = [sys.executable, "-m", "generator", "ledger"]
+    if args.summarize_only:
+        campaign_file, ledger_file = args.summarize_only
+        summarize_section(args.rounds, campaign_file, ledger_file, command, args.product_root, args.baseline_root)
+        return 0
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-ledger-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -143,7 +161,6 @@ def main() -> int:
         builds: dict[int, float] = {}
         api: dict[int, list[float]] = {args.small: [], args.large: []}
         cli: dict[int, list[float]] = {args.small: [], args.large: []}
-        command = [sys.executable, "-m", "generator", "ledger"]
         extra = {
             size: fresh_receipts(campaign, 1 + args.appends + args.cli_appends, 1000 + n * 500)
             for n, size in enumerate((args.small, args.large))
@@ -179,33 +196,8 @@ def main() -> int:
             f"{builds[args.large]:.2f} s at {args.large}"
         )
 
-        big = ledgers[args.large]
-        began = time.perf_counter()
-        ledger = read_ledger(big, campaign)
-        require_sound(ledger.problems)
-        summary = build_summary(campaign, ledger.receipts, ledger_digest=ledger.check.ledger_digest)
-        api_summary = time.perf_counter() - began
-        began = time.perf_counter()
-        proc = subprocess.run(
-            [
-                *command,
-                "summarize",
-                "--campaign",
-                str(campaign_path),
-                "--ledger",
-                str(big),
-                "--out",
-                str(work / "summary.json"),
-            ],
-            capture_output=True,
-            check=False,
-        )
-        cli_summary = time.perf_counter() - began
-        if proc.returncode != 0:
-            raise SystemExit(proc.stderr.decode())
-        print(
-            f"summarize at {summary['receiptCount']:,} receipts: {api_summary:.2f} s in-process, "
-            f"{cli_summary:.2f} s as a CLI process"
+        summarize_section(
+            args.rounds, campaign_path, ledgers[args.large], command, args.product_root, args.baseline_root
         )
 
         if not args.no_reference and args.reference.is_file():
@@ -216,6 +208,53 @@ def main() -> int:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     return 0
+
+
+def summarize_section(
+    rounds: int,
+    campaign_path: Path,
+    ledger: Path,
+    command: list[str],
+    product_root: Path = REPO,
+    baseline_root: Path | None = None,
+) -> None:
+    """``summarize`` and ``verify`` against the read and per-line parse floors, interleaved.
+
+    With ``baseline_root``, the same two commands from that checkout are timed in the same rounds.
+    """
+    floors = [sys.executable, str(REPO / "bench" / "floors.py")]
+    count = ledger.read_bytes().count(b"\n")
+    # the ledger as it is now (after the appends), copied aside so every figure reads the same bytes
+    frozen = cached(f"ledger-frozen-{count}", lambda folder: shutil.copy(ledger, folder / "ledger.jsonl"))
+    path = frozen / "ledger.jsonl"
+    common = ["--campaign", str(campaign_path), "--ledger", str(path)]
+    figures = {
+        "floor: read the ledger": lambda: run_child([*floors, "read", str(path)]),
+        "floor: json.loads per line (stdlib)": lambda: run_child([*floors, "json", str(path)]),
+        "floor: orjson.loads per line": lambda: run_child([*floors, "orjson", str(path)]),
+        "evalsite ledger summarize --json": lambda: run_child(
+            [*command, "summarize", *common, "--json"], cwd=product_root
+        ),
+        "evalsite ledger verify": lambda: run_child([*command, "verify", *common], cwd=product_root),
+    }
+    if baseline_root is not None:
+        root = baseline_root
+        figures["baseline: summarize --json"] = lambda: run_child([*command, "summarize", *common, "--json"], cwd=root)
+        figures["baseline: verify"] = lambda: run_child([*command, "verify", *common], cwd=root)
+    series = interleaved(rounds, figures)
+    _read, stdlib, fast, summarize, verify = list(series.values())[:5]
+    print(f"summarize and verify at {count:,} receipts ({path.stat().st_size / 1e6:.0f} MB), medians of {rounds}:")
+    for item in series.values():
+        print("  " + item.line())
+    for name, item in (("summarize", summarize), ("verify", verify)):
+        print(f"  {name}: {item.seconds:.2f} s (target < 3 s), peak RSS {item.peak_rss / 1e6:.0f} MB (target < 300 MB)")
+    print("  " + ratio_line("summarize / stdlib json floor", summarize, stdlib, "information"))
+    print("  " + ratio_line("summarize / orjson floor", summarize, fast, "same parser family"))
+    print("  " + ratio_line("verify / stdlib json floor", verify, stdlib, "information"))
+    print("  " + ratio_line("verify / orjson floor", verify, fast, "same parser family"))
+    if baseline_root is not None:
+        print("  " + ratio_line("summarize / baseline", summarize, series["baseline: summarize --json"], "speed-up"))
+        print("  " + ratio_line("verify / baseline", verify, series["baseline: verify"], "speed-up"))
 
 
 def compare_reference(script: Path, work: Path, command) -> None:

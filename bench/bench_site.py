@@ -1,42 +1,37 @@
 #!/usr/bin/env python3
-"""What does rendering the site cost on top of the cores it renders?
+"""What does building the site cost on top of the comparison it renders?
 
-Builds, in one run:
+Uses the cached synthetic pair of ``bench/bench_compare.py`` (default 1,000 tasks x 10
+repetitions per side, ~20 KB of stdout per run) and, with ``--with-ledger``, a cached
+100,000-receipt ledger (baseline + one candidate, 1,000 cases, realistic fields); then times,
+as child processes in interleaved rounds (medians of three, peak RSS of each child):
 
-* the large synthetic experiment pair of ``bench/bench_compare.py``
-  (default 1,000 tasks x 10 repetitions per side, ~20 KB of stdout per run);
-* a 100,000-receipt ledger (baseline + one candidate, 1,000 cases, 50
-  repeats each, realistic latency/usage/decoding fields);
+* ``evalsite compare --format json`` on the pair;
+* ``evalsite build`` of a site holding only that comparison, with ``transcripts: false`` (the
+  1.2x target) and with its run pages;
+* with ``--with-ledger``: ``evalsite ledger summarize --json`` and a site holding both.
 
-then times, as subprocesses on a warm page cache:
+It prints the ratios, the site sizes and the bytes held in ``data.json`` files.  Usage:
 
-* ``evalsite compare --format json`` on the pair,
-* ``evalsite ledger summarize --json`` on the ledger,
-* ``evalsite build`` of a site holding both,
-
-and prints the build time as a ratio to compare + summarize (target <= 2x),
-the total site size and the largest page.  Usage:
-
-    python bench/bench_site.py [--tasks 1000] [--reps 10] [--receipts 100000] [--keep DIR]
+    python bench/bench_site.py [--tasks 1000] [--reps 10] [--rounds 3] [--with-ledger] [--no-run-pages]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_compare import BASELINE, CANDIDATE, make_synthetic_pair  # noqa: E402
+from bench_compare import BASELINE, CANDIDATE, compare_command, synthetic_pair  # noqa: E402
+from benchlib import cached, interleaved, ratio_line, run_child  # noqa: E402
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
@@ -74,11 +69,29 @@ def make_ledger(folder: Path, receipts: int) -> tuple[Path, Path]:
     return campaign_path, ledger_path
 
 
-def timed(command: list[str]) -> float:
-    env = dict(os.environ, CI="true")  # no progress bar
-    start = time.perf_counter()
-    subprocess.run(command, check=True, cwd=ROOT, stdout=subprocess.DEVNULL, env=env)
-    return time.perf_counter() - start
+def _config(root: Path, data: Path, ledger: Path | None, *, transcripts: bool) -> Path:
+    """A site config over the cached inputs (absolute paths, so the config may live anywhere)."""
+    text = (
+        "title: Benchmark site\n"
+        f"transcripts: {'true' if transcripts else 'false'}\n"
+        "comparisons:\n"
+        "  - id: synthetic\n"
+        "    title: Synthetic pair\n"
+        f"    candidate: {{experiment: {data / 'candidate'}, treatment: {CANDIDATE}}}\n"
+        f"    baseline: {{experiment: {data / 'baseline'}, treatment: {BASELINE}}}\n"
+    )
+    if ledger is not None:
+        text += (
+            "ledgers:\n"
+            "  - id: synthetic-ledger\n"
+            "    title: Synthetic ledger\n"
+            f"    campaign: {ledger / 'campaign.json'}\n"
+            f"    ledger: {ledger / 'receipts.jsonl'}\n"
+        )
+    name = ("full" if ledger is not None else "compare") + ("" if transcripts else "-no-transcripts")
+    path = root / f"{name}.yaml"
+    path.write_text(text)
+    return path
 
 
 def main() -> int:
@@ -87,82 +100,80 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=10)
     parser.add_argument("--stdout-bytes", type=int, default=20_000)
     parser.add_argument("--receipts", type=int, default=100_000)
-    parser.add_argument("--keep", metavar="DIR", help="build the data here and keep it")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (the median is printed)")
+    parser.add_argument("--with-ledger", action="store_true", help="also summarize and a site with the ledger")
+    parser.add_argument("--no-run-pages", action="store_true", help="skip the build with run pages (slow)")
     args = parser.parse_args()
-    root = Path(args.keep).resolve() if args.keep else Path(tempfile.mkdtemp(prefix="evalsite-bench-site-"))
+    data = synthetic_pair(args.tasks, args.reps, args.stdout_bytes)
+    ledger = (
+        cached(f"site-ledger-{args.receipts}", lambda folder: make_ledger(folder, args.receipts))
+        if args.with_ledger
+        else None
+    )
+    work = Path(tempfile.mkdtemp(prefix="evalsite-bench-site-"))
     try:
-        if not (root / "candidate").exists():
-            started = time.perf_counter()
-            make_synthetic_pair(root, args.tasks, args.reps, args.stdout_bytes)
-            print(f"generated {args.tasks} tasks x {args.reps} reps per side in {time.perf_counter() - started:.1f}s")
-        if not (root / "ledger" / "receipts.jsonl").exists():
-            started = time.perf_counter()
-            make_ledger(root / "ledger", args.receipts)
-            print(f"generated a {args.receipts:,}-receipt ledger in {time.perf_counter() - started:.1f}s")
-        (root / "site-config.yaml").write_text(
-            "title: Benchmark site\n"
-            "comparisons:\n"
-            "  - id: synthetic\n"
-            "    title: Synthetic pair\n"
-            f"    candidate: {{experiment: candidate, treatment: {CANDIDATE}}}\n"
-            f"    baseline: {{experiment: baseline, treatment: {BASELINE}}}\n"
-            "ledgers:\n"
-            "  - id: synthetic-ledger\n"
-            "    title: Synthetic ledger\n"
-            "    campaign: ledger/campaign.json\n"
-            "    ledger: ledger/receipts.jsonl\n"
-        )
         py = [sys.executable, "-m", "generator"]
-        compare = py + [
-            "compare",
-            "--candidate",
-            str(root / "candidate"),
-            "--candidate-treatment",
-            CANDIDATE,
-            "--baseline",
-            str(root / "baseline"),
-            "--baseline-treatment",
-            BASELINE,
-            "--format",
-            "json",
-        ]
-        summarize = py + [
-            "ledger",
-            "summarize",
-            "--campaign",
-            str(root / "ledger" / "campaign.json"),
-            "--ledger",
-            str(root / "ledger" / "receipts.jsonl"),
-            "--json",
-        ]
-        build = py + ["build", "--config", str(root / "site-config.yaml"), "--out", str(root / "_site")]
-        timed(compare)  # warm the page cache for every measurement
-        t_compare = timed(compare)
-        t_summarize = timed(summarize)
-        t_build = timed(build)
-        site = root / "_site"
-        files = [p for p in site.rglob("*") if p.is_file()]
-        pages = [p for p in files if p.suffix == ".html"]
-        largest = max(pages, key=lambda p: p.stat().st_size)
-        task_pages = [p for p in pages if "/tasks/" in p.as_posix()]
-        largest_task = max(task_pages, key=lambda p: p.stat().st_size) if task_pages else None
-        total = sum(p.stat().st_size for p in files)
-        html_total = sum(p.stat().st_size for p in pages)
-        print(f"compare --format json : {t_compare:6.2f}s")
-        print(f"ledger summarize --json: {t_summarize:6.2f}s")
-        print(f"build (both entries)  : {t_build:6.2f}s")
-        print(f"ratio build / (compare + summarize) = {t_build / (t_compare + t_summarize):.2f} (target <= 2)")
-        print(
-            f"site: {len(pages):,} pages, {len(files):,} files, {total / 1e6:.1f} MB total "
-            f"({html_total / 1e6:.1f} MB HTML, "
-            f"plotly.min.js {(site / 'assets' / 'plotly.min.js').stat().st_size / 1e6:.1f} MB)"
-        )
-        print(f"largest page: {largest.relative_to(site).as_posix()} {largest.stat().st_size / 1e3:.0f} KB")
-        if largest_task is not None:
-            print(f"largest task page: {largest_task.stat().st_size / 1e3:.0f} KB (target < 200 KB)")
+        sites: dict[str, Path] = {}
+
+        def build(config: Path, name: str) -> list[str]:
+            sites[name] = work / name
+            return [*py, "build", "--config", str(config), "--out", str(sites[name])]
+
+        jobs = {
+            "compare --format json": partial(run_child, compare_command(data / "candidate", data / "baseline")),
+            "build, comparison only, transcripts: false": partial(
+                run_child, build(_config(work, data, None, transcripts=False), "plain")
+            ),
+        }
+        if not args.no_run_pages:
+            jobs["build, comparison only, with run pages"] = partial(
+                run_child, build(_config(work, data, None, transcripts=True), "runs")
+            )
+        if ledger is not None:
+            summarize = [
+                *py,
+                "ledger",
+                "summarize",
+                "--campaign",
+                str(ledger / "campaign.json"),
+                "--ledger",
+                str(ledger / "receipts.jsonl"),
+                "--json",
+            ]
+            jobs["ledger summarize --json"] = partial(run_child, summarize)
+            jobs["build, comparison + ledger, transcripts: false"] = partial(
+                run_child, build(_config(work, data, ledger, transcripts=False), "full")
+            )
+        jobs["compare --format json"]()  # warm the page cache for every figure
+        series = interleaved(args.rounds, jobs)
+        print(f"site at {args.tasks:,} tasks x {args.reps} reps, medians of {args.rounds} interleaved rounds:")
+        for item in series.values():
+            print("  " + item.line())
+        compare = series["compare --format json"]
+        plain = series["build, comparison only, transcripts: false"]
+        print("  " + ratio_line("build (no run pages) / compare", plain, compare, "target <= 1.2x"))
+        if "build, comparison only, with run pages" in series:
+            runs = series["build, comparison only, with run pages"]
+            print("  " + ratio_line("build (with run pages) / compare", runs, compare, "information"))
+        if ledger is not None:
+            both = series["compare --format json"].seconds + series["ledger summarize --json"].seconds
+            full = series["build, comparison + ledger, transcripts: false"].seconds
+            print(f"  ratio build (both entries) / (compare + summarize): {full / both:.2f}x")
+        for name, site in sites.items():
+            if not site.exists():
+                continue
+            files = [p for p in site.rglob("*") if p.is_file()]
+            pages = [p for p in files if p.suffix == ".html"]
+            data_files = [p for p in files if p.name == "data.json"]
+            largest = max(pages, key=lambda p: p.stat().st_size)
+            total = sum(p.stat().st_size for p in files)
+            print(
+                f"  site {name}: {len(pages):,} pages, {len(files):,} files, {total / 1e6:.1f} MB "
+                f"({sum(p.stat().st_size for p in data_files) / 1e6:.1f} MB in {len(data_files):,} data.json); "
+                f"largest page {largest.stat().st_size / 1e3:.0f} KB"
+            )
     finally:
-        if not args.keep:
-            shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

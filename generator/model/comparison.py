@@ -115,7 +115,7 @@ class Issue:
         return {"task": self.task, "rep": self.rep, "reason": self.reason, "detail": self.detail}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pair:
     task: str
     rep: int

@@ -8,8 +8,10 @@ verifying and hashing stay in the reader.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import struct
+import sys
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,10 +36,14 @@ __all__ = [
     "Key",
     "MatrixLoad",
     "Quality",
+    "ReportSummary",
     "RunRecord",
     "SkippedReport",
     "Telemetry",
+    "TelemetryValues",
+    "artifact_reference",
     "part_state",
+    "report_summary",
     "task_folder_problem",
 ]
 
@@ -199,9 +205,15 @@ class Quality:
 class ExpectedMatrix:
     matrix_hash: str
     cases: tuple[tuple[str, str, int], ...]  # (task, treatment, rep), canonical order
+    # keys_for's answers, made once per treatment (a set of every key is not rebuilt per caller)
+    _keys: dict[str, frozenset[Key]] = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def keys_for(self, treatment: str) -> frozenset[Key]:
-        return frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
+        keys = self._keys.get(treatment)
+        if keys is None:
+            keys = frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
+            self._keys[treatment] = keys
+        return keys
 
 
 @dataclass(frozen=True)
@@ -265,12 +277,198 @@ REPORTED_FIELDS: Final = {
 }
 
 
+_SLOT = 8  # bytes per packed field
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+_LAYOUTS: dict[str, struct.Struct] = {}  # kinds ("n"/"q"/"d" per field) -> its struct, shared by every run
+
+
+class TelemetryValues(Mapping[str, Any]):
+    """One run's re-derived telemetry as a compact mapping: :data:`TELEMETRY_FIELDS` -> value.
+
+    A run keeps only these fifteen numbers, packed into 8 bytes each (an ``int`` as a 64-bit
+    integer, a ``float`` as the same double, ``None`` as a kind), not the dict the scan built, so
+    the memory a comparison holds per run stays small (issue 16).  Values are read back exactly;
+    a value that does not pack (an integer beyond 64 bits) keeps the stream in a plain tuple.
+    """
+
+    __slots__ = ("_kinds", "_packed")
+    _INDEX: Final = {name: index for index, name in enumerate(TELEMETRY_FIELDS)}
+
+    def __init__(self, telemetry: Mapping[str, Any]) -> None:
+        values = tuple(telemetry.get(name) for name in TELEMETRY_FIELDS)
+        kinds = "".join(_kind(value) for value in values)
+        self._kinds: str | None
+        self._packed: bytes | tuple[Any, ...]
+        if "?" in kinds:
+            self._kinds, self._packed = None, values
+            return
+        layout = _LAYOUTS.get(kinds)
+        if layout is None:
+            layout = _LAYOUTS.setdefault(kinds, struct.Struct("<" + kinds.replace("n", "q")))
+        self._kinds = sys.intern(kinds)  # a few patterns, shared by every run
+        self._packed = layout.pack(*(0 if value is None else value for value in values))
+
+    def _value(self, index: int) -> Any:
+        kinds, packed = self._kinds, self._packed
+        if kinds is None:
+            return packed[index]
+        kind = kinds[index]
+        if kind == "n":
+            return None
+        return struct.unpack_from("<" + kind, packed, index * _SLOT)[0]  # type: ignore[arg-type]
+
+    def __getitem__(self, key: str) -> Any:
+        return self._value(self._INDEX[key])
+
+    def get(self, key: str, default: Any = None) -> Any:
+        index = self._INDEX.get(key)
+        return default if index is None else self._value(index)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(TELEMETRY_FIELDS)
+
+    def __len__(self) -> int:
+        return len(TELEMETRY_FIELDS)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (TelemetryValues, (dict(self.items()),))
+
+    def __repr__(self) -> str:
+        return f"TelemetryValues({dict(self)!r})"
+
+
+def _kind(value: Any) -> str:
+    """How one telemetry value packs: "n" (None), "q" (an int of 64 bits), "d" (a float), "?" (it does not)."""
+    if value is None:
+        return "n"
+    if type(value) is int:
+        return "q" if _INT64[0] <= value <= _INT64[1] else "?"
+    return "d" if type(value) is float else "?"
+
+
 # --------------------------------------------------------------------------- runs and experiments
 
+#: The parts of a Comet report that anything reads once the report is loaded: the outcome, the
+#: identity the artifact binder checks, the provenance, the importers' fields, and from
+#: ``events_summary`` only the artifact references and the reported figures.
+_SUMMARY_KEYS: Final = (
+    "name",
+    "rep",
+    "passed",
+    "checks_failed",
+    "model",
+    "source",
+    "agent_stdout",
+    "trial_name",
+    "reported_telemetry",
+)
+_PROVENANCE_SOURCE_KEYS: Final = ("run", "trial_name", "failure_mode", "agent_run_id")
+_ARTIFACT_KEYS: Final = ("raw_stdout", "raw_stderr")
 
-@dataclass(frozen=True)
+
+#: Where a summary keeps a report's resolved artifact reference: a key that is not a string, so
+#: no JSON report can hold it.
+_REFERENCE_KEYS: Final = {key: ("artifact reference", key) for key in _ARTIFACT_KEYS}
+
+
+def _bound_reference(report: Mapping[str, Any], key: str) -> str | None:
+    """``events_summary.artifact_references[key]`` when it is a non-empty string, else None."""
+    events = report.get("events_summary")
+    refs = events.get("artifact_references") if isinstance(events, dict) else None
+    value = refs.get(key) if isinstance(refs, dict) else None
+    return value if isinstance(value, str) and value else None
+
+
+def artifact_reference(report: Mapping[str, Any], key: str) -> str | None:
+    """The report's reference to its ``raw_stdout`` or ``raw_stderr`` file, or None.
+
+    The one reading of ``events_summary.artifact_references``, for a whole report and for its
+    :func:`report_summary` (which keeps the resolved reference alone).
+    """
+    held = report.get(_REFERENCE_KEYS[key])  # type: ignore[call-overload]
+    return held if held is not None else _bound_reference(report, key)
+
+
+_SHAPES: dict[tuple[Any, ...], dict[Any, int]] = {}  # a summary's keys -> their positions, shared by every run
+
+
+class ReportSummary(Mapping[Any, Any]):
+    """A read-only mapping of a few keys: the values in one tuple, the keys' positions shared by
+    every summary with the same keys (a dict per run would cost twice the memory)."""
+
+    __slots__ = ("_shape", "_values")
+
+    def __init__(self, items: dict[Any, Any]) -> None:
+        keys = tuple(items)
+        shape = _SHAPES.get(keys)
+        if shape is None:
+            shape = _SHAPES.setdefault(keys, {key: index for index, key in enumerate(keys)})
+        self._shape = shape
+        self._values = tuple(items.values())
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._values[self._shape[key]]
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        index = self._shape.get(key)
+        return default if index is None else self._values[index]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._shape
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._shape)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (ReportSummary, (dict(self.items()),))
+
+    def __repr__(self) -> str:
+        return f"ReportSummary({dict(self)!r})"
+
+
+def report_summary(report: Mapping[str, Any], shared: dict[Any, Any] | None = None) -> ReportSummary:
+    """What a run keeps of its parsed report (the rest is dropped once the run is read).
+
+    Every later reader sees the same values it would read from the whole report: the keys of
+    :data:`_SUMMARY_KEYS` as they are (``source`` cut to the provenance keys); of
+    ``events_summary`` only the keys :func:`~generator.read.comet.telemetry.reported_telemetry`
+    maps (the key is left out when none is there: that reads as no reported figure), and the
+    artifact references as :func:`artifact_reference` resolves them.  ``shared`` interns equal
+    ``checks_failed`` lists as one tuple across the runs of a load.
+    """
+    out: dict[Any, Any] = {}
+    for key in _SUMMARY_KEYS:
+        if key in report:
+            out[key] = report[key]
+    failed = out.get("checks_failed")
+    if isinstance(failed, list) and all(type(item) is str for item in failed):
+        kept = tuple(failed)
+        out["checks_failed"] = kept if shared is None else shared.setdefault(("checks", kept), kept)
+    source = out.get("source")
+    if isinstance(source, dict):
+        out["source"] = {key: source[key] for key in _PROVENANCE_SOURCE_KEYS if key in source}
+    events = report.get("events_summary")
+    if isinstance(events, dict):
+        figures = {key: events[key] for key in events if key in REPORTED_FIELDS}
+        if figures:
+            out["events_summary"] = figures
+    for key in _ARTIFACT_KEYS:
+        reference = _bound_reference(report, key)
+        if reference is not None:
+            out[_REFERENCE_KEYS[key]] = reference
+    return ReportSummary(out)
+
+
+@dataclass(frozen=True, slots=True)
 class RunRecord:
-    """One report of the compared treatment, with everything derived from it."""
+    """One report of the compared treatment, with everything derived from it.
+
+    ``report`` is what the run keeps of its report: the whole parsed report for imported formats,
+    :func:`report_summary` of it for Comet reports (a comparison of many runs holds no whole report).
+    """
 
     side: Side
     task: str
@@ -289,13 +487,15 @@ class RunRecord:
     def passed(self) -> bool:
         """Passed only when ``passed`` is true and ``checks_failed`` is an empty list."""
         failed = self.report.get("checks_failed")
-        return self.report.get("passed") is True and isinstance(failed, list) and not failed
+        return self.report.get("passed") is True and isinstance(failed, (list, tuple)) and not failed
 
     @property
     def checks_failed(self) -> tuple[str, ...]:
         """The failed checks, each cut to :data:`REPORT_TEXT_CAP` characters (the cut disclosed)."""
         failed = self.report.get("checks_failed")
-        return tuple(cap_text(str(item), REPORT_TEXT_CAP) for item in failed) if isinstance(failed, list) else ()
+        if not isinstance(failed, (list, tuple)):
+            return ()
+        return tuple(cap_text(str(item), REPORT_TEXT_CAP) for item in failed)
 
 
 @dataclass(frozen=True)
@@ -316,7 +516,7 @@ class Experiment:
     matrix: MatrixLoad
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Artifact:
     """Outcome of reading one run's raw stdout for telemetry."""
 

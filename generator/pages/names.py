@@ -98,11 +98,20 @@ def _rank(value: str) -> tuple[int, str]:
     return (len(value), value)
 
 
+@lru_cache(maxsize=1)
+def _translation() -> dict[int, str]:
+    return {ord(char): prototype for char, prototype in _prototypes().items()}
+
+
+@lru_cache(maxsize=1 << 16)  # table cells repeat (task names, labels): each text is mapped once per build
 def skeleton(text: str) -> str:
     """The UTS #39 skeleton of ``text`` (invisible characters dropped)."""
-    table = _prototypes()
     decomposed = unicodedata.normalize("NFD", text)
-    mapped = "".join(table.get(char, char) for char in decomposed if not is_invisible(char))
+    if decomposed.isascii() and decomposed.isprintable():  # nothing invisible to drop: map at C speed
+        mapped = decomposed.translate(_translation())
+    else:
+        table = _prototypes()
+        mapped = "".join(table.get(char, char) for char in decomposed if not is_invisible(char))
     return unicodedata.normalize("NFD", mapped)
 
 

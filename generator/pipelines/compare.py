@@ -11,7 +11,10 @@ builder use :func:`run_comparison`; :func:`report_text` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -25,10 +28,12 @@ from generator.model.comparison import ComparisonInputs, ComparisonResult
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
-from generator.model.runs import CaseManifest, Experiment, Key, Telemetry
+from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, Telemetry
+from generator.pipelines.progress import stage
 from generator.read.comet.manifest import fallback_manifest
 from generator.read.formats import load_side, run_telemetry
-from generator.render.comparison.document import comparison_document
+from generator.read.safe_io import Identity, merge_recorded, take_recorded
+from generator.render.comparison.document import comparison_document, run_entries
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
 from generator.write.guard import check_output_file
@@ -39,6 +44,7 @@ __all__ = [
     "ComparisonResult",
     "compare_experiments",
     "render_comparison",
+    "report_chunks",
     "report_text",
     "check_report_path",
     "run_comparison",
@@ -58,9 +64,53 @@ class ComparisonOutput:
 
     def text(self, format: ReportFormat) -> str:
         """What ``evalsite compare --format <format>`` prints."""
-        if format == "json":
+        if format == "json" and "runs" in self.document:
             return json_text(self.document)
-        return self.markdown
+        return "".join(self.chunks(format))
+
+    def chunks(self, format: ReportFormat) -> Iterator[str]:
+        """:meth:`text` in pieces; a document made without ``runs`` gets them written one by one."""
+        if format != "json":
+            yield self.markdown
+        elif "runs" in self.document:
+            yield json_text(self.document)
+        else:
+            yield from _document_chunks(self.result, self.document)
+
+
+def _dumps(value: object) -> str:
+    """One value as :func:`~generator.model.jsonfmt.json_text` writes it inside a document."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
+
+
+#: Runs written per piece of streamed output.
+_RUNS_PER_CHUNK = 256
+
+
+def _document_chunks(result: ComparisonResult, document: Mapping[str, Any]) -> Iterator[str]:
+    """``json_text`` of the document with its ``runs``, byte for byte, never holding every run.
+
+    The keys are written in sorted order with ``json.dumps``' separators (``", "`` and ``": "``);
+    the ``runs`` entries are made and written a few at a time (:func:`run_entries`).
+    """
+    yield "{"
+    for position, key in enumerate(sorted([*document, "runs"])):
+        head = (", " if position else "") + _dumps(key) + ": "
+        if key != "runs":
+            yield head + _dumps(document[key])
+            continue
+        yield head + "["
+        batch: list[str] = []
+        first = True
+        for entry in run_entries(result):
+            batch.append(_dumps(entry))
+            if len(batch) == _RUNS_PER_CHUNK:
+                yield ("" if first else ", ") + ", ".join(batch)
+                first, batch = False, []
+        if batch:
+            yield ("" if first else ", ") + ", ".join(batch)
+        yield "]"
+    yield "}\n"
 
 
 def _check_folder(path: Path | None, what: str) -> None:
@@ -94,6 +144,70 @@ def _unhashed(experiment: Experiment, formats: Mapping[Side, str]) -> Experiment
 
     records = tuple(replace(record, manifest=unhashed(record.manifest)) for record in experiment.records)
     return replace(experiment, records=records)
+
+
+#: Below this many runs a process pool costs more to start than it saves.
+POOL_MIN_RUNS = 4000
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    format: str
+    experiment: Experiment
+    record: RunRecord
+    rebase: bool
+
+    def run(self) -> Artifact:
+        return run_telemetry(self.format, self.experiment, self.record, rebase=self.rebase)
+
+
+_POOL_JOBS: list[_Job] = []  # set before the pool forks; the workers read their jobs from here
+
+
+def _pool_job(index: int) -> tuple[Artifact, dict[Identity, str]]:
+    artifact = _POOL_JOBS[index].run()
+    return artifact, take_recorded()  # digests of the files read, when the build records them
+
+
+def _workers(runs: int) -> int:
+    """How many processes read raw stdout: 1 for small inputs, else one per usable core.
+
+    ``EVALSITE_WORKERS`` overrides the choice (``1`` never starts a pool).
+    """
+    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
+    if forced.isdigit():
+        return max(1, int(forced))
+    if runs < POOL_MIN_RUNS or "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
+def _read_artifacts(jobs: list[_Job], tick: Callable[[], None]) -> list[Artifact]:
+    """Every job's artifact, in job order: in this process, or in forked workers for large inputs.
+
+    Each run's telemetry depends on that run's files alone and the results come back in job
+    order, so the outcome is the same whichever way it is read.
+    """
+    global _POOL_JOBS
+    workers = min(_workers(len(jobs)), len(jobs))
+    if workers < 2:
+        out = []
+        for job in jobs:
+            out.append(job.run())
+            tick()
+        return out
+    _POOL_JOBS = jobs
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            read = []
+            for artifact, digests in pool.imap(_pool_job, range(len(jobs)), chunksize=64):
+                read.append(artifact)
+                if digests:
+                    merge_recorded(digests)
+                tick()
+            return read
+    finally:
+        _POOL_JOBS = []
 
 
 def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
@@ -148,13 +262,16 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
     statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
-    artifacts = {
-        side: tuple(
-            run_telemetry(formats[side], experiments[side], pair.side(side), rebase=inputs.rebase_artifacts)
-            for pair in alignment.pairs
-        )
+    jobs = [
+        _Job(formats[side], experiments[side], pair.side(side), inputs.rebase_artifacts)
         for side in SIDES
-    }
+        for pair in alignment.pairs
+    ]
+    read = _read_artifacts(jobs, stage("reading raw stdout", len(jobs)))
+    del jobs  # memory flat in the runs: nothing per run is held longer than it is needed
+    count = len(alignment.pairs)
+    artifacts = {side: tuple(read[index * count : (index + 1) * count]) for index, side in enumerate(SIDES)}
+    del read
     keys = [pair.key for pair in alignment.pairs]
     duration = {
         side: duration_summary(
@@ -199,20 +316,33 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     )
 
 
-def render_comparison(result: ComparisonResult) -> ComparisonOutput:
-    """The JSON document and the Markdown report of one result (the report is made from the document)."""
-    document = comparison_document(result)
+def render_comparison(result: ComparisonResult, *, runs: bool = True) -> ComparisonOutput:
+    """The JSON document and the Markdown report of one result (the report is made from the document).
+
+    ``runs=False`` keeps the document's ``runs`` out of memory: :meth:`ComparisonOutput.chunks`
+    makes them while it writes (the Markdown report does not use them).
+    """
+    document = comparison_document(result, runs=runs)
     return ComparisonOutput(result, document, comparison_markdown(result, document))
 
 
-def run_comparison(inputs: ComparisonInputs) -> ComparisonOutput:
+def run_comparison(inputs: ComparisonInputs, *, runs: bool = True) -> ComparisonOutput:
     """Compute the comparison once and render it."""
-    return render_comparison(compare_experiments(inputs))
+    return render_comparison(compare_experiments(inputs), runs=runs)
 
 
 def report_text(inputs: ComparisonInputs, format: ReportFormat) -> str:
     """The Markdown report or the JSON document text of one comparison."""
-    return run_comparison(inputs).text(format)
+    return run_comparison(inputs, runs=False).text(format)
+
+
+def report_chunks(inputs: ComparisonInputs, format: ReportFormat) -> Iterator[str]:
+    """:func:`report_text` in pieces, to be written as they come (memory flat in the runs).
+
+    The comparison is computed before this returns (so its errors are raised here, before any
+    output); only the writing of the text is left to the iterator.
+    """
+    return run_comparison(inputs, runs=False).chunks(format)
 
 
 def check_report_path(path: Path, inputs: ComparisonInputs, format: ReportFormat, *, force: bool = False) -> None:

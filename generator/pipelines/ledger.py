@@ -17,13 +17,15 @@ import sys
 from typing import Any, TextIO
 
 from generator.analyze.ledger.campaign import parse_campaign
-from generator.analyze.ledger.checks import check_entries, describe, require_sound
+from generator.analyze.ledger.checks import LedgerChecker, check_entries, describe, require_sound
 from generator.analyze.ledger.receipt import check_receipt
+from generator.analyze.ledger.slim import Slimmer
 from generator.analyze.ledger.verify import VerifyReport, verify_report
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
-from generator.model.ledger import Campaign, LedgerDataError, canonical_text
+from generator.model.ledger import Campaign, LedgerDataError, LedgerEntry, canonical_text
 from generator.model.ledger_result import LedgerResult
+from generator.pipelines.progress import Progress, progress_wanted, stage
 from generator.read.ledger.files import size_text
 from generator.read.ledger.reader import (
     CAMPAIGN_SIZE_CAP,
@@ -36,6 +38,7 @@ from generator.read.ledger.reader import (
     read_input_bytes,
     read_ledger_bytes,
     read_ledger_file,
+    stream_ledger_file,
 )
 from generator.write.files import write_atomic
 from generator.write.guard import check_output_file
@@ -44,6 +47,7 @@ from generator.write.ledger.append import AppendResult, RepairReport
 
 __all__ = [
     "append_receipt",
+    "check_ledger_stream",
     "load_campaign",
     "read_ledger",
     "repair_ledger",
@@ -84,30 +88,92 @@ def read_ledger(path: PathLike, campaign: Campaign | None = None, *, lock: str =
     return dataclasses.replace(ledger, problems=problems, check=check)
 
 
+def _verify_keep() -> Any:
+    """What ``verify`` reads of a valid receipt (its schema version and execution digest), shared."""
+    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def keep(receipt: Any) -> dict[str, Any]:
+        version, execution = receipt["schemaVersion"], receipt.get("executionDigest")
+        key = (type(version), version, execution)
+        found = seen.get(key)
+        if found is None:
+            found = seen[key] = {"schemaVersion": version, "executionDigest": execution}
+        return found
+
+    return keep
+
+
+def check_ledger_stream(
+    path: PathLike, campaign: Campaign, *, lock: str = "existing", keep: Any = None
+) -> LedgerRead:
+    """:func:`read_ledger`, streaming: every line is checked as it is read and only ``keep(receipt)``
+    of each valid receipt is held (``check.valid``; ``entries`` share those entries, and hold
+    ``None`` for the lines that were refused).
+
+    Problems, torn tail, counts and the ``ledger1:`` digest are those of :func:`read_ledger`.
+    """
+    checker = LedgerChecker(campaign, keep)
+
+    def consume(line: int, value: Any) -> LedgerEntry:
+        return checker.add_entry(line, value) or LedgerEntry(line, None)
+
+    def reset() -> None:
+        nonlocal checker
+        checker = LedgerChecker(campaign, keep)
+
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        size = 0
+    chunks = -(-size // (1 << 20))
+    tick = stage("checking ledger (MiB)", chunks) if chunks > 1 else None
+    ledger = stream_ledger_file(
+        path, consume, lock=lock, reset=reset, tick=(lambda _n: tick()) if tick is not None else None
+    )
+    check = checker.result()
+    problems = tuple(sorted([*ledger.problems, *check.problems], key=lambda item: item.line))
+    return dataclasses.replace(ledger, problems=problems, check=check)
+
+
 # --------------------------------------------------------------------------- the result
 
 
 def summarize_ledger(
-    campaign_path: PathLike, ledger_path: PathLike, *, extended: bool = True, lock: str = "existing"
+    campaign_path: PathLike,
+    ledger_path: PathLike,
+    *,
+    extended: bool = True,
+    lock: str = "existing",
+    facts: bool = True,
 ) -> LedgerResult:
     """Summarize a ledger strictly: the reference summary, the extended analyses and their facts.
 
     Raises :class:`EvalsiteError` (a ``LedgerDataError``) for the first problem an upstream reader
-    would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).
+    would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).  The ledger
+    is checked while it streams and only slim copies of its receipts are held.  ``facts=False``
+    leaves out the page facts (and the power analysis they import), as the CLI does.
     """
-    # numpy/scipy load only when a summary is computed: append and verify stay cheap
-    from generator.analyze.ledger.extended import extended_summary
-    from generator.analyze.ledger.result import ledger_result
+    # numpy/scipy load only when a summary is computed (scipy.stats only for the extended summary
+    # and the facts): append and verify stay cheap
     from generator.analyze.ledger.summary import build_summary
 
     campaign = load_campaign(campaign_path)
-    ledger = read_ledger(ledger_path, campaign, lock=lock)
+    ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=Slimmer(campaign))
     require_sound(ledger.problems)
-    receipts = ledger.receipts
+    assert ledger.check is not None
+    receipts = [entry.value for entry in ledger.check.valid]  # every entry, when sound
     digest = ledger.check.ledger_digest if ledger.check is not None else None
     with gc_paused():
         summary = build_summary(campaign, receipts, ledger_digest=digest)
-    extra = extended_summary(campaign, receipts, summary) if extended else None
+    extra = None
+    if extended:
+        from generator.analyze.ledger.extended import extended_summary
+
+        extra = extended_summary(campaign, receipts, summary)
+    if not facts:
+        return LedgerResult(summary, extra)
+    from generator.analyze.ledger.result import ledger_result
+
     return ledger_result(summary, extra)
 
 
@@ -166,7 +232,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
 def verify_ledger(campaign_path: PathLike, ledger_path: PathLike) -> VerifyReport:
     """The ``verify`` report of a ledger against its campaign (never raises for bad data)."""
     campaign = load_campaign(campaign_path)
-    return verify_report(campaign, read_ledger(ledger_path, campaign, lock="existing"))
+    return verify_report(campaign, check_ledger_stream(ledger_path, campaign, lock="existing", keep=_verify_keep()))
 
 
 # --------------------------------------------------------------------------- writing
@@ -286,7 +352,8 @@ def run_summarize(
 ) -> int:
     """``evalsite ledger summarize``: the canonical summary on stdout and/or in ``out``."""
     _check_outputs(campaign_path, ledger_path, out, extended, force)
-    result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended))
+    with Progress(progress_wanted()):
+        result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended), facts=False)
     summary = result.summary
     with gc_paused():
         text = canonical_text(summary)
@@ -304,7 +371,8 @@ def run_summarize(
 
 def run_verify(campaign_path: str, ledger_path: str) -> int:
     """``evalsite ledger verify``: the report on stdout; an unsound ledger is an error (exit 2)."""
-    report = verify_ledger(campaign_path, ledger_path)
+    with Progress(progress_wanted()):
+        report = verify_ledger(campaign_path, ledger_path)
     _emit(sys.stdout, "\n".join(report.lines))
     if not report.sound:
         raise EvalsiteError(f"ledger is not sound ({report.problem_count} problem(s); see the report above)")

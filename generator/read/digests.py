@@ -8,6 +8,11 @@ largest raw stdout a comparison reads): a larger file contributes its size and
 the SHA-256 of its first 64 MiB instead of its whole content, so a 16 GB
 sparse file cannot stall a build, and the page's "Built from" detail says how
 many files were hashed that way.
+
+A file that :func:`generator.read.safe_io.read_contained` has already read while digests were
+being recorded (``recording_digests``: the site build, around each comparison) is not read
+again: its recorded SHA-256 is used when its identity (device, inode, mtime, size) is still the
+one it was read with, which is the same test ``read_contained`` uses for "unchanged".
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 
 from generator.model.common import sha256_label
 from generator.model.errors import EvalsiteError
-from generator.read.safe_io import Refusal, open_regular
+from generator.read.safe_io import Refusal, open_regular, recorded_digest
 
 __all__ = ["TREE_FILE_CAP", "TreeDigest", "file_digest", "tree_digest", "tree_digest_of"]
 
@@ -100,11 +105,13 @@ def tree_digest_of(root: Path) -> TreeDigest:
         for name in sorted(filenames + [d for d in dirnames if os.path.islink(os.path.join(dirpath, d))]):
             full = os.path.join(dirpath, name)
             rel = os.path.relpath(full, root).replace(os.sep, "/").encode("utf-8", "surrogateescape")
-            mode = os.lstat(full).st_mode
+            info = os.lstat(full)
+            mode = info.st_mode
             if stat.S_ISLNK(mode):
                 lines.append(rel + b"\0symlink\n")
             elif stat.S_ISREG(mode):
-                hexdigest, size = _hash_head(full, "input file")
+                known = recorded_digest(info) if info.st_size <= TREE_FILE_CAP else None
+                hexdigest, size = (known, None) if known is not None else _hash_head(full, "input file")
                 tail = b"" if size is None else f"\0size={size}".encode()
                 lines.append(rel + b"\0" + hexdigest.encode() + tail + b"\n")
                 count += 1

@@ -6,8 +6,10 @@ here.  The rules are those of Comet's strict comparison, stated once:
 * a file is read only when it is a regular file reached without passing a
   symbolic link, inside the folder it is allowed to live in;
 * it is opened with ``O_NOFOLLOW`` and must stay the same object (device,
-  inode, mtime, size) from the first look until the last byte is read, and so
-  must every folder between the allowed root and the file;
+  inode, mtime, size) from the first look until the last byte is read; every
+  folder between the allowed root and the file must be a real folder, and
+  unchanged from before the file was looked at until after (so the object
+  looked at was inside the root, and the descriptor opened is that object);
 * it is never larger than its size cap;
 * it is opened with ``O_NONBLOCK``, so a FIFO or device swapped in for a file
   fails at once instead of hanging the command.
@@ -20,8 +22,11 @@ per report and per transcript, and pathlib's overhead showed in profiles.)
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +50,43 @@ def _identity(st: os.stat_result) -> tuple[int, int, int, int]:
 
 
 Chain = list[tuple[str, os.stat_result]]
+
+Identity = tuple[int, int, int, int]
+# While a site is built, the SHA-256 of every file read here, by its identity: the "Built from"
+# digests then need not read the inputs a second time (see ``generator.read.digests``).
+_RECORDED: dict[Identity, str] | None = None
+
+
+@contextlib.contextmanager
+def recording_digests() -> Iterator[None]:
+    """Remember the SHA-256 of every file :func:`read_contained` reads, until the block ends."""
+    global _RECORDED
+    outer = _RECORDED
+    _RECORDED = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _RECORDED = outer
+
+
+def recorded_digest(info: os.stat_result) -> str | None:
+    """The hex SHA-256 of the bytes read from the file with this identity, if it was read."""
+    return None if _RECORDED is None else _RECORDED.get(_identity(info))
+
+
+def take_recorded() -> dict[Identity, str]:
+    """The digests recorded so far, handed over and forgotten (a pool worker returns them)."""
+    if _RECORDED is None:
+        return {}
+    taken = dict(_RECORDED)
+    _RECORDED.clear()
+    return taken
+
+
+def merge_recorded(digests: dict[Identity, str]) -> None:
+    """Add digests recorded in another process (a pool worker forked while recording)."""
+    if _RECORDED is not None:
+        _RECORDED.update(digests)
 
 
 def _real_directory_chain(root: str, parent: str) -> Chain | Refusal:
@@ -141,18 +183,11 @@ def read_contained(
     except OSError:
         return Refusal("cannot be opened")
     try:
+        # The descriptor is the object that was checked (same device, inode, mtime and size): the
+        # file was inside the root when it was looked at, and reading the descriptor reads it, so
+        # the path and its folders need no second look.  The size and mtime must hold to the end.
         opened = os.fstat(fd)
-        try:
-            after_open = os.lstat(path)
-        except OSError:
-            return Refusal("changed during read")
-        if (
-            not stat.S_ISREG(opened.st_mode)
-            or not stat.S_ISREG(after_open.st_mode)
-            or _identity(opened) != _identity(before)
-            or _identity(after_open) != _identity(before)
-            or not _chain_unchanged(chain)
-        ):
+        if not stat.S_ISREG(opened.st_mode) or _identity(opened) != _identity(before):
             return Refusal("changed during read")
         chunks: list[bytes] = []
         remaining = max_bytes + 1
@@ -164,20 +199,12 @@ def read_contained(
             remaining -= len(chunk)
         if remaining == 0:
             return Refusal("exceeds the size limit")
-        after_read = os.fstat(fd)
-        try:
-            after_path = os.lstat(path)
-        except OSError:
+        if _identity(os.fstat(fd)) != _identity(opened):
             return Refusal("changed during read")
-        if (
-            stat.S_ISLNK(after_path.st_mode)
-            or not stat.S_ISREG(after_path.st_mode)
-            or _identity(after_read) != _identity(opened)
-            or _identity(after_path) != _identity(opened)
-            or not _chain_unchanged(chain)
-        ):
-            return Refusal("changed during read")
-        return b"".join(chunks)
+        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        if _RECORDED is not None:
+            _RECORDED[_identity(opened)] = hashlib.sha256(data).hexdigest()
+        return data
     except OSError:
         return Refusal("cannot be read")
     finally:

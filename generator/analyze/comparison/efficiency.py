@@ -117,11 +117,13 @@ def efficiency_table(
     """Average each metric over the pairs where both sides have it; reported numbers in their own rows."""
     stated = list(reported) if reported is not None else [(None, None)] * len(selected)
     rows = []
-    covered: dict[str, set[int]] = {}
+    # per metric, one byte per pair: 1 where the re-derived row covers it (a set per metric would
+    # hold an int object per pair)
+    covered: dict[str, bytearray] = {}
     for metric in METRICS:
         both: list[tuple[float, float]] = []
         differing = 0
-        covered[metric.key] = set()
+        covered[metric.key] = covers = bytearray(len(selected))
         for index, (candidate, baseline) in enumerate(selected):
             a, b = _value(candidate, metric.key), _value(baseline, metric.key)
             for derived, said in ((a, _value(stated[index][0], metric.key)), (b, _value(stated[index][1], metric.key))):
@@ -131,17 +133,18 @@ def efficiency_table(
                 continue
             if a is not None and b is not None:
                 both.append((a, b))
-                covered[metric.key].add(index)
+                covers[index] = 1
         rows.append(_row(metric, both, len(selected), differing))
     reported_rows = []
     if reported is not None:
         for metric in REPORTED_METRICS:
             pairs: list[tuple[float, float]] = []
             seen = False
+            taken = covered.get(metric.key)
             for index, (candidate, baseline) in enumerate(stated):
                 a, b = _value(candidate, metric.key), _value(baseline, metric.key)
                 seen = seen or a is not None or b is not None
-                if a is not None and b is not None and index not in covered.get(metric.key, set()):
+                if a is not None and b is not None and not (taken is not None and index < len(taken) and taken[index]):
                     pairs.append((a, b))
             if seen:
                 reported_rows.append(_row(metric, pairs, len(selected)))

@@ -11,9 +11,10 @@ whose message starts with the upstream wording.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from generator.analyze.ledger.fastcheck import FastChecker
 from generator.analyze.ledger.receipt import check_receipt
 from generator.model.ledger import (
     Campaign,
@@ -25,72 +26,109 @@ from generator.model.ledger import (
     run_key,
 )
 
-__all__ = ["LedgerEntry", "LedgerProblem", "LedgerCheck", "check_entries", "require_sound"]
+__all__ = ["LedgerChecker", "LedgerEntry", "LedgerProblem", "LedgerCheck", "check_entries", "require_sound"]
+
+
+class LedgerChecker:
+    """:func:`check_entries` one entry at a time, so that a ledger can be checked while it streams.
+
+    ``add(line, value)`` checks one parsed line and returns True when it is a valid, new receipt;
+    ``keep`` (default: the value itself) chooses what :attr:`LedgerCheck.valid` holds for it (the
+    summary only needs a slim copy).  ``result()`` is the :class:`LedgerCheck` of everything added.
+    Common-shape receipts take :class:`~generator.analyze.ledger.fastcheck.FastChecker`'s fast
+    path; everything else (and every refusal) runs :func:`check_receipt`.
+    """
+
+    def __init__(self, campaign: Campaign, keep: Callable[[Any], Any] | None = None) -> None:
+        self.campaign = campaign
+        self.keep = keep
+        self.fast = FastChecker(campaign)
+        self.problems: list[LedgerProblem] = []
+        self.valid: list[LedgerEntry] = []
+        self.first_by_id: dict[str, int] = {}
+        self.first_by_run: dict[tuple[str, str, int], int] = {}
+        self.owner: dict[str, tuple[str, str]] = {}
+        self.cells: dict[tuple[str, str], tuple[str, str]] = {}
+        self.reruns: list[tuple[int, int]] = []
+        self.hasher: Any = hashlib.sha256(b"[")
+        self.separator = b""
+
+    def add(self, line: int, receipt: Any) -> bool:
+        """Check one parsed line; True when it is a valid, new receipt (then kept in :attr:`valid`)."""
+        return self.add_entry(line, receipt) is not None
+
+    def add_entry(self, line: int, receipt: Any) -> LedgerEntry | None:
+        """:meth:`add`, returning the kept entry (``None`` for a refused line)."""
+        blob = self.fast.canonical(receipt)
+        hasher = self.hasher
+        if blob is not None:
+            if hasher is not None:
+                hasher.update(self.separator)
+                hasher.update(blob)
+                self.separator = b","
+        else:
+            if hasher is not None:
+                try:
+                    blob = canonical_text(receipt).encode("utf-8")
+                    hasher.update(self.separator)
+                    hasher.update(blob)
+                    self.separator = b","
+                except (LedgerDataError, UnicodeEncodeError):
+                    blob, self.hasher = None, None
+            try:
+                check_receipt(receipt, self.campaign, canonical=blob)
+            except LedgerDataError as exc:
+                self.problems.append(LedgerProblem("invalid", line, str(exc)))
+                return None
+        rid, key = receipt["receiptId"], run_key(receipt)
+        first_by_id = self.first_by_id
+        if rid in first_by_id:
+            self.problems.append(
+                LedgerProblem("duplicate_id", line, "benchmark ledger contains a duplicate receipt", first_by_id[rid])
+            )
+            return None
+        if key in self.first_by_run:
+            self.problems.append(
+                LedgerProblem(
+                    "duplicate_run",
+                    line,
+                    "benchmark ledger contains a duplicate arm/case/repeat",
+                    self.first_by_run[key],
+                )
+            )
+            return None
+        original = receipt["rerunOf"]
+        cell = (receipt["armId"], receipt["caseId"])
+        cell = self.cells.setdefault(cell, cell)  # one tuple per arm and case, not per receipt
+        if original is not None:
+            if self.owner.get(original) != cell:
+                self.problems.append(
+                    LedgerProblem("bad_rerun", line, "rerunOf must name an earlier receipt for the same arm and case")
+                )
+            else:
+                self.reruns.append((line, first_by_id[original]))
+        first_by_id[rid] = line
+        self.first_by_run[key] = line
+        self.owner[rid] = cell
+        entry = LedgerEntry(line, receipt if self.keep is None else self.keep(receipt))
+        self.valid.append(entry)
+        return entry
+
+    def result(self) -> LedgerCheck:
+        digest = None
+        if self.hasher is not None:
+            final = self.hasher.copy()
+            final.update(b"]")
+            digest = "ledger1:" + final.hexdigest()
+        return LedgerCheck(tuple(self.valid), tuple(self.problems), tuple(self.reruns), digest)
 
 
 def check_entries(entries: Sequence[LedgerEntry], campaign: Campaign) -> LedgerCheck:
     """Validate every entry, then look for repeated ids/cells and bad ``rerunOf`` links."""
-    problems: list[LedgerProblem] = []
-    valid: list[LedgerEntry] = []
-    first_by_id: dict[str, int] = {}
-    first_by_run: dict[tuple[str, str, int], int] = {}
-    owner: dict[str, tuple[str, str]] = {}
-    reruns: list[tuple[int, int]] = []
-    hasher: Any = hashlib.sha256(b"[")
-    separator = b""
+    checker = LedgerChecker(campaign)
     for entry in entries:
-        blob: bytes | None = None
-        if hasher is not None:
-            try:
-                blob = canonical_text(entry.value).encode("utf-8")
-                hasher.update(separator)
-                hasher.update(blob)
-                separator = b","
-            except (LedgerDataError, UnicodeEncodeError):
-                blob, hasher = None, None
-        try:
-            check_receipt(entry.value, campaign, canonical=blob)
-        except LedgerDataError as exc:
-            problems.append(LedgerProblem("invalid", entry.line, str(exc)))
-            continue
-        receipt = entry.value
-        rid, key = receipt["receiptId"], run_key(receipt)
-        if rid in first_by_id:
-            problems.append(
-                LedgerProblem(
-                    "duplicate_id", entry.line, "benchmark ledger contains a duplicate receipt", first_by_id[rid]
-                )
-            )
-            continue
-        if key in first_by_run:
-            problems.append(
-                LedgerProblem(
-                    "duplicate_run",
-                    entry.line,
-                    "benchmark ledger contains a duplicate arm/case/repeat",
-                    first_by_run[key],
-                )
-            )
-            continue
-        original = receipt["rerunOf"]
-        if original is not None:
-            prior = owner.get(original)
-            if prior != (receipt["armId"], receipt["caseId"]):
-                problems.append(
-                    LedgerProblem(
-                        "bad_rerun", entry.line, "rerunOf must name an earlier receipt for the same arm and case"
-                    )
-                )
-            else:
-                reruns.append((entry.line, first_by_id[original]))
-        first_by_id[rid] = entry.line
-        first_by_run[key] = entry.line
-        owner[rid] = (receipt["armId"], receipt["caseId"])
-        valid.append(entry)
-    if hasher is not None:
-        hasher.update(b"]")
-    digest = "ledger1:" + hasher.hexdigest() if hasher is not None else None
-    return LedgerCheck(tuple(valid), tuple(problems), tuple(reruns), digest)
+        checker.add(entry.line, entry.value)
+    return checker.result()
 
 
 def describe(problem: LedgerProblem) -> str:

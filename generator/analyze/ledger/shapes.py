@@ -50,7 +50,8 @@ def need_text(value: Any, label: str) -> str:
 
 
 def is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    kind = type(value)
+    return kind is int or (kind is not bool and isinstance(value, int))
 
 
 def finite_number(value: Any) -> bool | None:
@@ -72,4 +73,7 @@ def is_bool_or_null(value: Any) -> bool:
 
 def version_is(value: Any, wanted: int) -> bool:
     """Upstream compares with ``==``, so ``1.0`` counts as ``1`` but ``True`` never does."""
+    kind = type(value)
+    if kind is int or kind is float:  # the usual case, decided without isinstance
+        return bool(value == wanted)
     return not isinstance(value, bool) and isinstance(value, (int, float)) and value == wanted

@@ -138,12 +138,23 @@ def profile_key(decoding: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
+    # Receipts often share one decoding object (slim receipts do): count the objects first, then
+    # key each distinct object once.  Objects come in order of first use, so each key's example
+    # is still the decoding of the first receipt that has it.
+    objects: dict[int, Mapping[str, Any]] = {}
+    uses: Counter[int] = Counter()
+    for item in receipts:
+        decoding = item["decoding"]
+        ident = id(decoding)
+        uses[ident] += 1
+        if ident not in objects:
+            objects[ident] = decoding
     tally: Counter[tuple[Any, ...]] = Counter()
     example: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    for item in receipts:
-        key = profile_key(item["decoding"])
-        tally[key] += 1
-        example.setdefault(key, item["decoding"])
+    for ident, decoding in objects.items():
+        key = profile_key(decoding)
+        tally[key] += uses[ident]
+        example.setdefault(key, decoding)
     rows = [(canonical_text(example[key]), key) for key in tally]
     rows.sort()
     return [{"decoding": dict(example[key]), "attempts": tally[key]} for _, key in rows]
@@ -210,8 +221,11 @@ def _rerun_count(receipts: Iterable[Receipt]) -> int:
 
 
 def recall_flags(item: Receipt) -> list[bool]:
-    found = set(item["detectedDefects"])
-    return [defect in found for defect in item["expectedDefects"]]
+    detected, expected = item["detectedDefects"], item["expectedDefects"]
+    if detected is expected or detected == expected:  # found exactly the expected defects
+        return [True] * len(expected)
+    found = set(detected)
+    return [defect in found for defect in expected]
 
 
 def _arm_metrics(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: Campaign) -> dict[str, Any]:
@@ -486,9 +500,13 @@ def outcomes_by_case(
         if cand["caseKind"] == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
             continue
         if cand["caseKind"] == "defect":
-            found_b = set(base["detectedDefects"])
-            for flag, defect in zip(recall_flags(cand), cand["expectedDefects"], strict=True):
-                recall[key[0]].append((flag, defect in found_b))
+            expected, theirs_found = cand["expectedDefects"], base["detectedDefects"]
+            if theirs_found is expected or theirs_found == expected:
+                found_b = [True] * len(expected)
+            else:
+                found = set(theirs_found)
+                found_b = [defect in found for defect in expected]
+            recall[key[0]].extend(zip(recall_flags(cand), found_b, strict=True))
         else:
             false_positive[key[0]].append((cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0))
     return recall, false_positive, len(shared)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from generator.analyze.ledger.checks import check_entries, describe
-from generator.model.ledger import Campaign, LedgerCheck, LedgerDataError, LedgerEntry, LedgerProblem, ledger_digest
+from generator.model.ledger import Campaign, LedgerCheck, LedgerEntry, LedgerProblem
 
 __all__ = ["VerifyReport", "verify_report"]
 
@@ -82,10 +82,7 @@ def verify_report(campaign: Campaign, ledger: _LedgerView) -> VerifyReport:
     sound = problem_count == 0
     receipts = [entry.value for entry in ledger.entries]
     valid = [entry.value for entry in check.valid]
-    try:
-        digest: str | None = ledger_digest(receipts)
-    except LedgerDataError:
-        digest = None
+    digest = check.ledger_digest  # check_entries hashed the same entries (None: one cannot be serialized)
     out = []
     if not ledger.exists:
         out.append("ledger: no such file (read as an empty ledger, as upstream does)")

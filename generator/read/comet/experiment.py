@@ -29,13 +29,26 @@ import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from generator.model.common import Side
 from generator.model.errors import EvalsiteError
-from generator.model.runs import Artifact, CaseManifest, Experiment, RunRecord, SkippedReport
+from generator.model.runs import (
+    Artifact,
+    CaseManifest,
+    Experiment,
+    Quality,
+    RunRecord,
+    SkippedReport,
+    TelemetryValues,
+    artifact_reference,
+    report_summary,
+)
 from generator.read.comet.manifest import raw_manifest_of, verify_embedded
 from generator.read.comet.matrix import load_matrix
 from generator.read.comet.quality import sample_quality
@@ -47,6 +60,12 @@ MAX_RAW_BYTES = 64 * 1024 * 1024
 MAX_REPETITION = 10**9  # a larger repetition number is not a real run
 _SAMPLE_MARK = re.compile(r"_sample(?P<rep>\d+)_from_")
 _COMBINED_STEM = re.compile(r"_sample(?P<rep>\d+)_from_(?P<source>[A-Za-z0-9._-]+)$")
+# orjson reads integers of 19 digits or more as floats; text with such a run goes to json.loads
+# (found by mapping every digit to "0": faster than a regular expression over hex digests).
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN = b"0" * 19
+# Fewer opening brackets than this cannot nest past json.loads' recursion limit (orjson's is 1,024).
+_SHALLOW = 500
 _ARTIFACT_SUFFIX = {"raw_stdout": "_stdout.json", "raw_stderr": "_stderr.txt"}
 
 __all__ = [
@@ -120,7 +139,26 @@ def _unusable_value(report: Any) -> str | None:
 
 
 def _decode_report(data: bytes) -> Mapping[str, Any] | str:
-    """The report object, or the reason it cannot be used."""
+    """The report object, or the reason it cannot be used.
+
+    The value and the verdict are those of :func:`decode_report_stdlib`: orjson reads the report
+    when the text holds no run of 19 digits (the only values it would read otherwise) and cannot
+    nest past the standard library's limit; it refuses lone surrogates, NaN, infinities and
+    ``1e309``, so a report it reads has nothing unusable.  Anything else is read by the standard
+    library.
+    """
+    if data.count(b"{") + data.count(b"[") <= _SHALLOW and _LONG_RUN not in data.translate(_DIGITS_TO_ZERO):
+        try:
+            fast = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass  # also for text that is not UTF-8: the reference says which
+        else:
+            return fast if isinstance(fast, dict) else "not a JSON object"
+    return decode_report_stdlib(data)
+
+
+def decode_report_stdlib(data: bytes) -> Mapping[str, Any] | str:
+    """:func:`_decode_report` by the standard library alone (the reference the fast path keeps to)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -181,6 +219,8 @@ def load_experiment(
     reports_dir = root / "reports"
     records: list[RunRecord] = []
     skipped: list[SkippedReport] = []
+    shared: dict[Any, Any] = {}  # equal values of many runs, kept once (interned)
+    qualities: dict[Quality, Quality] = {}
     if is_real_directory(reports_dir):
         reports_text = str(reports_dir)
         for name in _report_files(reports_dir):
@@ -213,7 +253,11 @@ def load_experiment(
                 manifest = manifest_for(task)
             binder = ArtifactBinder(root, report, name, rep, rebase=False)
             quality = sample_quality(report, binder.read_text)
-            records.append(RunRecord(side, task, rep, name, report, manifest, valid, quality))
+            quality = qualities.setdefault(quality, quality)
+            task = sys.intern(task)
+            # the run keeps only what later stages read of its report, never the whole parsed report
+            summary = report_summary(report, shared)
+            records.append(RunRecord(side, task, rep, name, summary, manifest, valid, quality))
     elif reports_dir.exists() or reports_dir.is_symlink():
         raise EvalsiteError(f"{side} experiment {directory.name!r}: reports/ is not a real folder")
     return Experiment(
@@ -239,10 +283,7 @@ class ArtifactBinder:
         self.rebase = rebase
 
     def _reference(self, key: str) -> str | None:
-        events = self.report.get("events_summary")
-        refs = events.get("artifact_references") if isinstance(events, dict) else None
-        value = refs.get(key) if isinstance(refs, dict) else None
-        return value if isinstance(value, str) and value else None
+        return artifact_reference(self.report, key)  # a whole report or a run's summary of it
 
     def _expected_names(self, key: str) -> set[str] | None:
         name = self.report.get("name")
@@ -299,19 +340,31 @@ class ArtifactBinder:
         path = os.path.join(self.root_text, "raw", name)
         return None if path == tried else (path, self.root_text)
 
-    def read(self, key: str) -> tuple[bytes | Refusal, bool]:
-        """The artifact's bytes (or a refusal) and whether it was found by rebasing."""
-        max_bytes = MAX_RAW_BYTES
+    def locations(self, key: str) -> tuple[tuple[tuple[str, str, bool], ...], Refusal | None]:
+        """Where the artifact is read, in order: (file, allowed root, found by rebasing).
+
+        The bound reference first; with ``rebase`` on, its exact expected name in ``raw/`` is tried
+        when the first cannot be read.  The refusal is the bound reference's, when it has none.
+        The one rule for every reader of a report's artifacts (telemetry and run pages).
+        """
         located = self.locate(key)
-        tried = located[0] if not isinstance(located, Refusal) else None
-        result = located if isinstance(located, Refusal) else self._read_within(*located, max_bytes)
-        if isinstance(result, Refusal) and self.rebase:
-            rebased = self._rebased(key, tried)
+        places: list[tuple[str, str, bool]] = [] if isinstance(located, Refusal) else [(*located, False)]
+        if self.rebase:
+            rebased = self._rebased(key, None if isinstance(located, Refusal) else located[0])
             if rebased is not None:
-                second = self._read_within(*rebased, max_bytes)
-                if not isinstance(second, Refusal):
-                    return second, True
-        return result, False
+                places.append((*rebased, True))
+        return tuple(places), located if isinstance(located, Refusal) else None
+
+    def read(self, key: str) -> tuple[bytes | Refusal, bool]:
+        """The artifact's bytes (or the first refusal) and whether it was found by rebasing."""
+        places, refused = self.locations(key)
+        for path, root, rebased in places:
+            result = self._read_within(path, root, MAX_RAW_BYTES)
+            if not isinstance(result, Refusal):
+                return result, rebased
+            if refused is None:  # a Refusal is falsy: test for None, never with ``or``
+                refused = result
+        return (refused if refused is not None else Refusal("missing")), False
 
     def _read_within(self, path: str, root: str, max_bytes: int) -> bytes | Refusal:
         own_root = root == self.root_text  # already resolved when the experiment was opened
@@ -340,4 +393,4 @@ def read_run_telemetry(experiment: Experiment, record: RunRecord, *, rebase: boo
         return Artifact("rejected", str(problem), None, reported)
     if telemetry["subject_invocations"] == 0:
         return Artifact("no-result-event", "no result event in raw stdout", None, reported)
-    return Artifact("rebased" if rebased else "verified", None, telemetry, reported)
+    return Artifact("rebased" if rebased else "verified", None, TelemetryValues(telemetry), reported)

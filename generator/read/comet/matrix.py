@@ -10,11 +10,14 @@ reports it has, and the report says so.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+from generator.model.common import sha256_label
 from generator.model.runs import ExpectedMatrix, MatrixLoad
 from generator.read.comet.manifest import canonical_hash
 from generator.read.safe_io import Refusal, read_regular_file
@@ -59,6 +62,24 @@ def matrix_payload(cases: list[tuple[str, str, int]]) -> dict[str, Any]:
     return {**body, "matrix_hash": canonical_hash(body)}
 
 
+def _cases_hash(cases: list[tuple[str, str, int]]) -> str:
+    """``matrix_payload(cases)["matrix_hash"]`` for sorted, distinct cases, hashed piece by piece.
+
+    The same canonical JSON text (``{"cases":[{"rep":..,"task":..,"treatment":..},..],"schema":..}``)
+    is fed to the digest a case at a time, so no second list of every case and no text of the
+    whole matrix is held (issue 16: memory flat in the runs).
+    """
+    digest = hashlib.sha256(b'{"cases":[')
+    names: dict[str, str] = {}
+    for index, (task, treatment, rep) in enumerate(cases):
+        task_json = names.get(task) or names.setdefault(task, json.dumps(task))
+        treatment_json = names.get(treatment) or names.setdefault(treatment, json.dumps(treatment))
+        piece = f'{"," if index else ""}{{"rep":{json.dumps(rep)},"task":{task_json},"treatment":{treatment_json}}}'
+        digest.update(piece.encode("utf-8"))
+    digest.update(f'],"schema":{json.dumps(MATRIX_SCHEMA)}}}'.encode())
+    return sha256_label(digest.hexdigest())
+
+
 def parse_matrix(raw: Any) -> ExpectedMatrix:
     """Validate a decoded matrix object; raise :class:`MatrixError` with Comet's wording."""
     if not isinstance(raw, dict) or set(raw) != {"schema", "matrix_hash", "cases"}:
@@ -78,14 +99,14 @@ def parse_matrix(raw: Any) -> ExpectedMatrix:
                 raise MatrixError("expected case matrix contains an invalid task or treatment")
         if isinstance(rep, bool) or not isinstance(rep, int) or rep < 1:
             raise MatrixError("expected case matrix contains an invalid repetition")
-        case = (task, treatment, rep)
+        case = (sys.intern(task), sys.intern(treatment), rep)  # one string per name, not per case
         if case in seen:
             raise MatrixError("expected case matrix contains a duplicate case")
         seen.add(case)
         cases.append(case)
     if cases != sorted(cases):
         raise MatrixError("expected case matrix cases are not canonically ordered")
-    if raw["matrix_hash"] != matrix_payload(cases)["matrix_hash"]:
+    if raw["matrix_hash"] != _cases_hash(cases):
         raise MatrixError("expected case matrix hash does not match its cases")
     return ExpectedMatrix(raw["matrix_hash"], tuple(cases))
 

@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+import orjson
 
 from generator.model.common import is_json_number
 from generator.model.runs import (  # re-exported
@@ -82,6 +85,7 @@ _SUMMED_MODEL_KEYS = (
 )
 _MAXED_MODEL_KEYS = ("contextWindow", "maxOutputTokens")
 _CONTEXT_KEYS = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+_CONTEXT_NAMES = {key: f"message.usage.{key}" for key in _CONTEXT_KEYS}
 _CODEX_TOOL_ITEMS = ("command_execution", "mcp_tool_call", "tool_call")
 
 
@@ -97,7 +101,8 @@ class _Totals:
 
     def add(self, key: str, value: Any) -> None:
         if is_json_number(value):
-            _check(key, value)
+            if type(value) is not int or not -MAX_TELEMETRY_VALUE <= value <= MAX_TELEMETRY_VALUE:
+                _check(key, value)
             self.sums[key] = self.sums.get(key, 0) + value
 
     def merge_models(self, usage: Any) -> None:
@@ -159,14 +164,19 @@ def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
     if type(message_id) is str and type(usage) is dict:
         context: int | float = 0
         for key in _CONTEXT_KEYS:
-            value = usage.get(key)
-            if type(value) is int or type(value) is float:  # exact types: bool is not a count
-                _check(f"message.usage.{key}", value)
+            value: Any = usage.get(key)
+            kind = type(value)
+            if kind is int:  # exact types: bool is not a count
+                if not -MAX_TELEMETRY_VALUE <= value <= MAX_TELEMETRY_VALUE:
+                    _check(_CONTEXT_NAMES[key], value)
+                context += value
+            elif kind is float:
+                _check(_CONTEXT_NAMES[key], value)
                 context += value
         if context > 0:
             seen = totals.context.get(message_id)
             model = message.get("model")
-            if isinstance(model, str):
+            if type(model) is str and not model.isascii():  # JSON strings are exact str
                 _check_name(model)
             if seen is None:
                 totals.context[message_id] = [context, model]
@@ -229,25 +239,79 @@ def _finish(totals: _Totals) -> dict[str, Any]:
     return out
 
 
-def extract_telemetry(text: str) -> dict[str, Any]:
-    """Scan one raw stdout stream; return its telemetry (numbers or None).
+def _stdlib_line(line: str) -> Any:
+    """One line as :func:`json.loads` reads it; ``None`` for a line that is not JSON."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
+    except RecursionError:
+        return None
+    except ValueError:  # an integer longer than Python parses (4,300 digits)
+        raise InvalidTelemetry("invalid telemetry: a number has too many digits") from None
 
-    Raises :class:`InvalidTelemetry` when a figure cannot be real (see the module text).
+
+#: Lines with at most this many ``[`` and ``{`` (or shorter than twice this) nest too shallowly
+#: for the standard library's recursion limit; deeper ones (which orjson accepts up to 1,024
+#: levels) are read by it alone.
+_SHALLOW = 500
+#: A line this short cannot hold an integer too long for Python to parse (4,300 digits).
+_SHORT = 4300
+#: The event types that carry telemetry, as they appear in a line that has no escapes.
+_TELEMETRY_TYPES = tuple(f'"{kind}"' for kind in _HANDLERS)
+
+
+def _fast_line(line: str) -> Any:
+    """The same value as :func:`_stdlib_line` where it matters, parsed by orjson when orjson can.
+
+    orjson refuses what only the standard library accepts (NaN, infinities, ``1e309``, lone
+    surrogates, integers beyond 64 bits that overflow a double): such a line is read again by the
+    standard library, and so is any line that might nest deeper than the standard library's limit,
+    so accepted and rejected lines are the same.  The one value orjson reads differently, an
+    integer beyond 64 bits that fits a double, becomes that float; every telemetry figure of that
+    size (over 1.8 * 10^19) is rejected with the same words either way ("larger than 10^15"), and
+    no other field is read.
     """
+    if len(line) > 2 * _SHALLOW and line.count("{") + line.count("[") > _SHALLOW:
+        return _stdlib_line(line)  # might nest deeper than json.loads allows
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _stdlib_line(line)
+
+
+def _cannot_count(line: str) -> bool:
+    """True when a line cannot contribute to telemetry, decided without parsing it (exact).
+
+    A line contributes only when it is a JSON object whose ``type`` is one of the handled event
+    types, or raises because it holds an integer too long to parse.  Without a backslash a JSON
+    string is spelled as it reads, so such a ``type`` appears in the line in quotes; a short line
+    cannot hold a 4,300-digit integer.
+    """
+    if len(line) > _SHORT or "\\" in line:
+        return False
+    for kind in _TELEMETRY_TYPES:
+        if kind in line:
+            return False
+    return True
+
+
+def _scan(text: str, parse: Callable[[str], Any], *, prefilter: bool) -> dict[str, Any]:
     totals = _Totals()
     handlers = _HANDLERS
-    loads = json.loads
+    kinds = _TELEMETRY_TYPES
     for line in text.strip().split("\n"):
         if not line:
             continue
-        try:
-            event = loads(line)
-        except json.JSONDecodeError:
-            continue
-        except RecursionError:
-            continue
-        except ValueError:  # an integer longer than Python parses (4,300 digits)
-            raise InvalidTelemetry("invalid telemetry: a number has too many digits") from None
+        # _cannot_count, inlined (the type is searched first: most lines that hold one count)
+        if prefilter and len(line) <= _SHORT:
+            for spelled in kinds:
+                if spelled in line:
+                    break
+            else:
+                if "\\" not in line:
+                    continue
+        event = parse(line)
         if type(event) is dict:
             kind = event.get("type")
             if type(kind) is str:
@@ -255,6 +319,22 @@ def extract_telemetry(text: str) -> dict[str, Any]:
                 if handler is not None:
                     handler(event, totals)
     return _finish(totals)
+
+
+def extract_telemetry(text: str) -> dict[str, Any]:
+    """Scan one raw stdout stream; return its telemetry (numbers or None).
+
+    Raises :class:`InvalidTelemetry` when a figure cannot be real (see the module text).
+    Lines that cannot count are skipped unparsed (:func:`_cannot_count`), the others parsed by
+    orjson, falling back to the standard library (:func:`_fast_line`); the
+    result is that of :func:`extract_telemetry_stdlib`, which tests hold it to.
+    """
+    return _scan(text, _fast_line, prefilter=True)
+
+
+def extract_telemetry_stdlib(text: str) -> dict[str, Any]:
+    """:func:`extract_telemetry` with every line parsed by :func:`json.loads` (the reference)."""
+    return _scan(text, _stdlib_line, prefilter=False)
 
 
 def _reported_number(value: Any) -> int | float | None:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,10 +39,14 @@ from generator.model.errors import EvalsiteError
 from generator.model.ledger import LedgerCheck, LedgerEntry, LedgerProblem
 from generator.read.ledger.files import (
     LEDGER_SIZE_CAP,
+    LONG_DIGIT_RUN,
     LedgerLock,
     NonFiniteNumber,
     gc_paused,
+    has_long_digit_run,
     lock_path_for,
+    long_digit_lines,
+    mark_digits,
     parse_line,
     resolve_ledger,
     size_text,
@@ -63,6 +67,7 @@ __all__ = [
     "read_ledger_bytes",
     "read_input_bytes",
     "read_ledger_file",
+    "stream_ledger_file",
 ]
 
 #: Campaigns hold at most 1,000 cases and 33 arms; anything this large is not one.
@@ -198,6 +203,9 @@ def _parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProb
     problems: list[LedgerProblem] = []
     torn: TornTail | None = None
     count = 0
+    # Lines holding 19 digits in a row, found in one pass over the ledger (only "\n"-ended lines
+    # are numbered that way; other ledgers are checked line by line)
+    flagged = long_digit_lines(data) if b"\r" not in data else None
     for number, start, size, text, terminated in _text_lines(data):
         count = number
         if text is None:
@@ -208,7 +216,7 @@ def _parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProb
         if not text.strip():
             continue
         try:
-            value = parse_line(text)
+            value = parse_line(text, digits_checked=flagged is not None and number not in flagged)
         except ValueError:
             if terminated:
                 problems.append(LedgerProblem("not_json", number, f"benchmark ledger line {number} is not JSON"))
@@ -267,3 +275,178 @@ def read_ledger_file(path: str | os.PathLike[str], *, lock: str = "existing") ->
         return LedgerRead(False, 0, (), (), None, 0)
     entries, problems, torn, count = parse_ledger_bytes(data)
     return LedgerRead(True, len(data), tuple(entries), tuple(problems), torn, count)
+
+
+# --------------------------------------------------------------------------- streaming
+
+#: Bytes read per step when streaming a ledger (memory stays flat in the ledger's size).
+STREAM_CHUNK = 1 << 20
+
+#: ``consume(line, value)`` -> the entry to keep for that line (see :func:`stream_ledger_file`).
+Consume = Callable[[int, Any], LedgerEntry]
+
+
+class _Restart(Exception):
+    """The streamed bytes cannot be read line by line here (a "\r" line end), or must be re-read under the lock."""
+
+
+def _stream_open(real: str) -> tuple[Any, int] | None:
+    fd = open_regular(real)
+    if isinstance(fd, Refusal):
+        if fd.reason == "missing":
+            return None
+        reason = "it is not a regular file" if fd.reason == "is not a regular file" else fd.reason
+        raise EvalsiteError(f"could not read ledger ({reason})")
+    handle = os.fdopen(fd, "rb")
+    try:
+        size = os.fstat(handle.fileno()).st_size
+    except OSError as exc:
+        handle.close()
+        raise EvalsiteError(f"could not read ledger ({exc.strerror or exc.__class__.__name__})") from exc
+    if size > LEDGER_SIZE_CAP:
+        handle.close()
+        raise EvalsiteError(f"could not read ledger (larger than the {size_text(LEDGER_SIZE_CAP)} limit)")
+    return handle, size
+
+
+def _chunks(handle: Any) -> Iterator[bytes]:
+    total = 0
+    while True:
+        try:
+            chunk = handle.read(STREAM_CHUNK)
+        except OSError as exc:
+            raise EvalsiteError(f"could not read ledger ({exc.strerror or exc.__class__.__name__})") from exc
+        if not chunk:
+            return
+        total += len(chunk)
+        if total > LEDGER_SIZE_CAP:
+            raise EvalsiteError(f"could not read ledger (larger than the {size_text(LEDGER_SIZE_CAP)} limit)")
+        yield chunk
+
+
+def _stream(
+    handle: Any, consume: Consume, check_tail: Callable[[], bool], tick: Callable[[int], None] | None
+) -> LedgerRead:
+    """:func:`parse_ledger_bytes` over a file read in chunks; entries keep what ``consume`` returns.
+
+    Gives exactly what ``parse_ledger_bytes`` gives for the same bytes: the same line numbers,
+    problems and torn tail.  A "\r" anywhere raises :class:`_Restart` (the caller reads such a
+    ledger whole, with the general splitter), and so does an unterminated last line when
+    ``check_tail()`` says an appender has appeared meanwhile.
+    """
+    entries: list[LedgerEntry] = []
+    problems: list[LedgerProblem] = []
+    torn: TornTail | None = None
+    number = 0
+    offset = 0  # of the first byte of ``pending``
+    pending = b""
+    size = 0
+
+    def line(raw: bytes, start: int, terminated: bool, digits_checked: bool) -> None:
+        nonlocal torn
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(LedgerProblem("not_utf8", number, f"benchmark ledger line {number} is not UTF-8"))
+            if not terminated:
+                torn = TornTail(number, start, len(raw), False)
+            return
+        if not text.strip():
+            return
+        try:
+            value = parse_line(text, digits_checked=digits_checked)
+        except ValueError:
+            if terminated:
+                problems.append(LedgerProblem("not_json", number, f"benchmark ledger line {number} is not JSON"))
+            else:
+                torn = TornTail(number, start, len(raw), False)
+                problems.append(
+                    LedgerProblem(
+                        "torn_tail",
+                        number,
+                        f"benchmark ledger line {number} is not JSON (a torn write with no trailing newline; "
+                        "'evalsite ledger repair' sets it aside, keeping a backup)",
+                    )
+                )
+            return
+        if not terminated:
+            torn = TornTail(number, start, len(raw), True)
+        entries.append(consume(number, value))
+
+    for chunk in _chunks(handle):
+        if b"\r" in chunk:
+            raise _Restart
+        size += len(chunk)
+        data = pending + chunk if pending else chunk
+        marked = mark_digits(data)  # one pass per chunk finds the lines with 19 digits in a row
+        position = 0
+        end = data.find(b"\n")
+        while end >= 0:
+            number += 1
+            line(data[position:end], offset + position, True, marked.find(LONG_DIGIT_RUN, position, end) < 0)
+            position = end + 1
+            end = data.find(b"\n", position)
+        pending = data[position:]
+        offset += position
+        if tick is not None:
+            tick(len(chunk))
+    if pending:
+        if check_tail():
+            raise _Restart
+        number += 1
+        line(pending, offset, False, not has_long_digit_run(pending))
+    return LedgerRead(True, size, tuple(entries), tuple(problems), torn, number)
+
+
+def stream_ledger_file(
+    path: str | os.PathLike[str],
+    consume: Consume,
+    *,
+    lock: str = "existing",
+    reset: Callable[[], None] = lambda: None,
+    tick: Callable[[int], None] | None = None,
+) -> LedgerRead:
+    """:func:`read_ledger_file`, streaming: each parsed line goes to ``consume`` as it is read.
+
+    ``consume(line, value)`` returns the :class:`LedgerEntry` that ``LedgerRead.entries`` keeps for
+    that line (holding a slim copy, say, or nothing), so the parsed ledger is never held whole.  The
+    result equals ``read_ledger_file``'s (with the kept entries).  When the ledger must be read
+    again -- it has a "\r" line end, or an appender appeared while an unterminated last line was
+    read without the lock -- ``reset()`` is called and the ledger is read again whole (``consume``
+    sees every line again).  ``tick(n)`` reports the bytes read.
+    """
+    if lock not in ("create", "existing", "none"):
+        raise ValueError("lock must be 'create', 'existing' or 'none'")
+    real = resolve_ledger(path)
+    locked = lock == "create" or (lock == "existing" and os.path.lexists(lock_path_for(real)))
+    if lock != "none" and not os.path.lexists(real):
+        return LedgerRead(False, 0, (), (), None, 0)  # as read_ledger_bytes: nothing to protect
+
+    def unlocked_tail() -> bool:
+        return lock == "existing" and not locked and os.path.lexists(lock_path_for(real))
+
+    try:
+        if locked:
+            with LedgerLock(real, exclusive=False, create=lock == "create"):
+                return _stream_path(real, consume, unlocked_tail, tick)
+        return _stream_path(real, consume, unlocked_tail, tick)
+    except _Restart:
+        pass
+    reset()
+    data = read_ledger_bytes(path, lock=lock)
+    if data is None:
+        return LedgerRead(False, 0, (), (), None, 0)
+    entries, problems, torn, count = parse_ledger_bytes(data)
+    kept = tuple(consume(entry.line, entry.value) for entry in entries)
+    return LedgerRead(True, len(data), kept, tuple(problems), torn, count)
+
+
+def _stream_path(
+    real: str, consume: Consume, check_tail: Callable[[], bool], tick: Callable[[int], None] | None
+) -> LedgerRead:
+    opened = _stream_open(real)
+    if opened is None:
+        return LedgerRead(False, 0, (), (), None, 0)
+    handle, _size = opened
+    with handle, gc_paused():
+        return _stream(handle, consume, check_tail, tick)

@@ -8,6 +8,7 @@ a local path.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from generator.model.common import SIDES
@@ -26,7 +27,7 @@ from generator.model.runs import (
 )
 from generator.model.stats import as_json
 
-__all__ = ["SCHEMA", "comparison_document"]
+__all__ = ["SCHEMA", "comparison_document", "run_entries"]
 
 SCHEMA = COMPARISON_SCHEMA
 
@@ -109,18 +110,27 @@ def _run_json(record: RunRecord, artifact: Artifact | None, paired: bool) -> dic
     }
 
 
-def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
-    runs = []
+def run_entries(result: ComparisonResult) -> Iterator[dict[str, Any]]:
+    """The document's ``runs``, one entry at a time, in (side, task, rep, file) order.
+
+    Only the order is computed up front, so a caller that writes each entry as it comes
+    (``evalsite compare --format json``) never holds them all.
+    """
     for side in SIDES:
         read = {
             id(pair.side(side)): artifact
             for pair, artifact in zip(result.alignment.pairs, result.artifacts[side], strict=True)
         }
-        for record in result.experiments[side].records:
+        records = result.experiments[side].records
+        order = sorted(range(len(records)), key=lambda i: (records[i].task, records[i].rep, records[i].file))
+        for index in order:
+            record = records[index]
             artifact = read.get(id(record))
-            runs.append(_run_json(record, artifact, id(record) in read))
-    runs.sort(key=lambda run: (SIDES.index(run["side"]), run["task"], run["rep"], run["file"]))
-    return runs
+            yield _run_json(record, artifact, id(record) in read)
+
+
+def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
+    return list(run_entries(result))
 
 
 def _manifest_audit(result: ComparisonResult) -> list[dict[str, Any]]:
@@ -183,8 +193,12 @@ def _limitations(result: ComparisonResult) -> dict[str, Any]:
     }
 
 
-def comparison_document(result: ComparisonResult) -> dict[str, Any]:
-    """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None)."""
+def comparison_document(result: ComparisonResult, *, runs: bool = True) -> dict[str, Any]:
+    """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None).
+
+    ``runs=False`` leaves out the ``runs`` key, for a caller that writes :func:`run_entries`
+    in its place.
+    """
     alignment = result.alignment
     rebased = [
         {"side": side, "task": pair.task, "rep": pair.rep, "file": pair.side(side).file}
@@ -226,7 +240,7 @@ def comparison_document(result: ComparisonResult) -> dict[str, Any]:
         "manifest_audit": audit,
         "manifest_audit_summary": _audit_summary(audit),
         "task_outcomes": _task_outcomes(result),
-        "runs": _runs(result),
+        **({"runs": _runs(result)} if runs else {}),
         "rebased_runs": rebased,
         "rebase_artifacts": result.inputs.rebase_artifacts,
         "skipped_reports": [

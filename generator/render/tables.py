@@ -1,0 +1,187 @@
+"""The site's tables, rendered in Python: the same HTML the Jinja ``table`` macro wrote, faster.
+
+A 1,000-task site writes millions of table cells; through the macro each cost a Jinja
+``finalize`` call, an attribute lookup per field and an escape.  :func:`table_html` writes the
+same bytes (``tests/perf/test_render_tables.py`` checks it against the original macro on
+generated tables, hostile text included) with every value still going through
+:func:`shown` (capped, invisible characters made visible) and then
+``markupsafe.escape``, and every cell text through the ``name`` rule (``<bdi>`` for right-to-left
+text).  Because those rules are pure functions of the text, the escaped form of each distinct
+text is computed once per build (:func:`_text`, :func:`_name`).
+
+Every text is redacted first when the render has a redactor (``render_with`` makes it a template
+global, so it reaches the imported ``table`` macro): a secret is replaced before escaping could split
+it, as on the rest of the page; the site writer redacts each page's final text again
+(``docs/security.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from generator.model.redaction import Redactor
+from generator.pages.format import capped
+from generator.pages.models import Table
+from generator.pages.names import confusable_with, needs_isolation, visible
+
+__all__ = ["confusable_marks", "shown", "table_html"]
+
+_CACHE_LIMIT = 1 << 17  # distinct texts kept; the caches are cleared (not grown) past this
+_CACHED_LENGTH = 256  # longer texts are rare and seldom repeat: not kept
+
+_NO_REDACTOR = Redactor(enabled=False)
+# Escaped forms of each distinct text, per redactor (a build has one; tests build several).
+_caches: dict[Redactor, tuple[dict[str, str], dict[str, str]]] = {}
+
+
+def shown(value: Any) -> Any:
+    """Every template value on its way out: strings capped and their invisible characters made visible.
+
+    The Jinja environment's ``finalize`` (:mod:`generator.render.env`) and the tables below share it.
+    """
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return visible(capped(value))
+
+
+def confusable_marks(table: Table) -> dict[tuple[int, int], str]:
+    """``(row, column)`` of each text cell that looks like another cell of its column -> those texts."""
+    marks: dict[tuple[int, int], str] = {}
+    for column, spec in enumerate(table.columns):
+        if spec.numeric:
+            continue
+        texts = [row.cells[column].text for row in table.rows if column < len(row.cells)]
+        if len(texts) < 2:
+            continue
+        found = confusable_with(texts)
+        if not found:
+            continue
+        for index, row in enumerate(table.rows):
+            if column < len(row.cells) and row.cells[column].text in found:
+                marks[(index, column)] = ", ".join(found[row.cells[column].text])
+    return marks
+
+
+def _texters(redactor: Redactor) -> tuple[Any, Any]:
+    """The two cell renderers for *redactor*: ``{{ value }}`` and ``{{ value|name }}`` in the macro."""
+    if redactor not in _caches:
+        if len(_caches) >= 4:
+            _caches.clear()
+        _caches[redactor] = ({}, {})
+    texts, names = _caches[redactor]
+    redact = redactor.text
+
+    def text(value: Any) -> str:
+        """finalize (redact, then :func:`shown`), then escape."""
+        if type(value) is str:
+            hit = texts.get(value)
+            if hit is not None:
+                return hit
+            out = str(escape(shown(redact(value))))
+            if len(value) <= _CACHED_LENGTH:
+                if len(texts) >= _CACHE_LIMIT:
+                    texts.clear()
+                texts[value] = out
+            return out
+        return str(escape(shown(value)))
+
+    def name(value: Any) -> str:
+        if type(value) is str:
+            hit = names.get(value)
+            if hit is not None:
+                return hit
+        if isinstance(value, Markup):
+            return str(value)
+        raw = str(value)
+        cleaned = redact(raw)
+        safe = escape(shown(cleaned))
+        out = f"<bdi>{safe}</bdi>" if needs_isolation(cleaned) else str(safe)
+        if type(value) is str and len(value) <= _CACHED_LENGTH:
+            if len(names) >= _CACHE_LIMIT:
+                names.clear()
+            names[value] = out
+        return out
+
+    return text, name
+
+
+def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
+    """The HTML of one table block, byte for byte what ``partials/blocks.html`` ``table`` wrote."""
+    text, name = _texters(redactor or _NO_REDACTOR)
+    tid = text(t.id)
+    out: list[str] = [f'<div class="table-block" id="{tid}">\n']
+    if t.collapsed:
+        out.append(
+            f'<details class="table-details" data-table="{tid}-t">'
+            f"<summary>{text(t.collapsed)} — show the table</summary>"
+        )
+    if t.views:
+        out.append(
+            f'<div class="table-views" role="group" aria-label="Views of {text(t.caption)}" '
+            f'data-table="{tid}-t" hidden>'
+        )
+        for index, (label, match) in enumerate(t.views):
+            pressed = text("true" if index == 0 else "false")
+            out.append(
+                f'<button type="button" class="table-view" data-table="{tid}-t" data-match="{text(match)}" '
+                f'aria-pressed="{pressed}">{text(label)}</button>'
+            )
+        out.append("</div>\n")
+    rows = t.rows
+    if t.filterable:
+        out.append(
+            '<div class="table-tools"><label>Filter rows <input type="search" class="table-filter" '
+            f'data-table="{tid}-t" autocomplete="off"></label> '
+            f'<output class="table-count" data-table="{tid}-t" aria-live="polite">'
+            f"{text(len(rows))} rows</output></div>\n"
+        )
+    by = f"{text(labelledby)} " if labelledby else ""
+    sortable = " sortable" if t.sortable and len(rows) > 1 else ""
+    out.append(f'<div class="table-wrap" tabindex="0" role="region" aria-labelledby="{by}{tid}-cap">\n')
+    out.append(f'<table id="{tid}-t" class="data{sortable}">\n')
+    out.append(f'<caption id="{tid}-cap">{text(t.caption)}</caption>\n')
+    out.append("<thead><tr>")
+    for column in t.columns:
+        num = ' class="num"' if column.numeric else ""
+        helps = f' title="{text(column.help)}"' if column.help else ""
+        out.append(f'<th scope="col"{num}{helps}>{text(column.label)}</th>')
+    out.append("</tr></thead>\n<tbody>\n")
+    marks = confusable_marks(t)
+    for ri, row in enumerate(rows):
+        out.append("<tr")
+        if row.id:
+            out.append(f' id="{text(row.id)}"')
+        if row.cls:
+            out.append(f' class="{text(row.cls)}"')
+        out.append(">")
+        for ci, cell in enumerate(row.cells):
+            out.append("<td")
+            if cell.cls:
+                out.append(f' class="{text(cell.cls)}"')
+            if cell.sort is not None:
+                out.append(f' data-sort="{text(cell.sort)}"')
+            if cell.title:
+                out.append(f' title="{text(cell.title)}"')
+            out.append(">")
+            if cell.href:
+                out.append(f'<a href="{text(cell.href)}"')
+                if cell.filter:
+                    out.append(f' data-filter="{text(cell.filter)}"')
+                    if cell.filter_column is not None:
+                        out.append(f' data-filter-column="{text(cell.filter_column)}"')
+                out.append(f">{name(cell.text)}</a>")
+            else:
+                out.append(name(cell.text))
+            if marks and (ri, ci) in marks:
+                out.append(f' <span class="confusable" title="Looks like: {text(marks[(ri, ci)])}">(look-alike)</span>')
+            out.append("</td>")
+        out.append("</tr>\n")
+    if not rows:
+        out.append(f'<tr class="empty"><td colspan="{text(len(t.columns))}">{text(t.empty)}</td></tr>\n')
+    out.append("</tbody>\n</table>\n</div>\n")
+    if t.collapsed:
+        out.append("</details>")
+    out.append("</div>\n")
+    return Markup("".join(out))
