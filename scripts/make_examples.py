@@ -165,6 +165,36 @@ def v2_manifest(task: str, *, instruction_variant: str | None = None) -> dict:
     return {"schema": SCHEMA_V2, "task": task, "case_hash": case, **parts, "execution_identity": ident}
 
 
+# Transcript text (issue 14): fixed by the step number, never drawn from ``rng``, so the telemetry and
+# every other generated value stay exactly as before.  One fake token is planted in a tool result so
+# that the example site shows it redacted.
+FAKE_TOKEN = "ghp_" + "Ex4mpleT0kenN0tRealAbCdEfGhIjKlMnOpQr"[:36]
+_SAYS = (
+    "Looking at the failing test first.",
+    "The test expects the **median** of an even-length list to be the mean of the two middle values.",
+    "`statistics.py` sorts the list but indexes `len(xs) // 2` only; I will handle the even case.",
+    "Running the test suite again to confirm the fix.",
+    "The remaining failure is an import path; checking the package layout.",
+)
+_THINKING = "The bug is probably an off-by-one in the index. Check the even case before editing."
+_RESULTS = {
+    "Read": "     1\tdef median(xs):\n     2\t    xs = sorted(xs)\n     3\t    return xs[len(xs) // 2]\n",
+    "Edit": "The file /app/src/stats.py has been updated.",
+    "Bash": (
+        "F..\n=== FAILURES ===\n___ test_median_even ___\nassert median([1, 2, 3, 4]) == 2.5\n"
+        "E  assert 3 == 2.5\n1 failed, 2 passed in 0.04s"
+    ),
+}
+
+
+def _tool_result(tool: str, message: int) -> dict:
+    """The result of one tool call: a failing test run is an error; one ``env`` dump holds the fake token."""
+    if tool == "Bash" and message == 2:
+        content = f"HOME=/home/agent\nPATH=/usr/local/bin:/usr/bin\nGITHUB_TOKEN={FAKE_TOKEN}\nCI=true"
+        return {"content": content, "is_error": False}
+    return {"content": _RESULTS[tool], "is_error": tool == "Bash"}
+
+
 def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool) -> list[dict]:
     """A realistic Claude Code stream-json transcript with ``resumes`` extra model starts."""
     events: list[dict] = []
@@ -200,16 +230,28 @@ def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool)
                         "id": msg_id,
                         "model": MODEL,
                         "role": "assistant",
-                        "content": [{"type": "text", "text": "Looking at the failing test first."}],
+                        "content": ([{"type": "thinking", "thinking": _THINKING}] if message == 1 else [])
+                        + [{"type": "text", "text": _SAYS[(message - 1) % len(_SAYS)]}],
                         "usage": usage,
                     },
                     "session_id": session,
                 }
             )
+            if message == 3:  # one retried API call per transcript (not counted by telemetry)
+                events.append(
+                    {
+                        "type": "system",
+                        "subtype": "api_retry",
+                        "attempt": 1,
+                        "retry_delay_ms": 2000,
+                        "error": "overloaded_error: the API is temporarily overloaded; retrying",
+                        "session_id": session,
+                    }
+                )
             tool = rng.choice(["Read", "Bash", "Edit"])
             tool_input = {
                 "Read": {"file_path": "/app/src/stats.py"},
-                "Bash": {"command": "pytest -q"},
+                "Bash": {"command": "env" if message == 2 else "pytest -q"},
                 "Edit": {"file_path": "/app/src/stats.py", "old_string": "a", "new_string": "b"},
             }[tool]
             events.append(
@@ -232,7 +274,13 @@ def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool)
                     "type": "user",
                     "message": {
                         "role": "user",
-                        "content": [{"type": "tool_result", "tool_use_id": f"toolu_{message:04d}", "content": "ok"}],
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": f"toolu_{message:04d}",
+                                **_tool_result(tool, message),
+                            }
+                        ],
                     },
                     "session_id": session,
                 }
@@ -278,13 +326,29 @@ def claude_stream(rng: random.Random, *, resumes: int, tools: int, passed: bool)
 
 def codex_stream(rng: random.Random, *, commands: int) -> list[dict]:
     events: list[dict] = [{"type": "thread.started", "thread_id": f"thread-{rng.randrange(16**6):06x}"}]
+    events.append(
+        {"type": "item.completed", "item": {"id": "item_r", "type": "reasoning", "text": "Read the config, then test."}}
+    )
     for index in range(commands):
+        failed = index == 0  # the first test run fails, then a retry after a dropped stream
         events.append(
             {
                 "type": "item.completed",
-                "item": {"id": f"item_{index}", "type": "command_execution", "command": "pytest -q", "exit_code": 0},
+                "item": {
+                    "id": f"item_{index}",
+                    "type": "command_execution",
+                    "command": "pytest -q",
+                    "exit_code": 1 if failed else 0,
+                    "status": "failed" if failed else "completed",
+                    "aggregated_output": "1 failed, 3 passed in 0.12s" if failed else "4 passed in 0.10s",
+                },
             }
         )
+        if failed:
+            events.append({"type": "error", "message": "stream disconnected before completion; retrying 1/5"})
+    events.append(
+        {"type": "item.completed", "item": {"id": "item_m", "type": "agent_message", "text": "Migrated the config."}}
+    )
     events.append(
         {
             "type": "item.completed",

@@ -14,6 +14,8 @@ import math
 import re
 from typing import Final, Literal
 
+from generator.model.redaction import safe_cut
+
 __all__ = [
     "DEFAULT_KS",
     "SIDES",
@@ -84,7 +86,12 @@ def is_slug(value: object) -> bool:
 
 
 def cap_text(value: str, limit: int) -> str:
-    """``value`` cut to ``limit`` characters with the cut disclosed (how many, and the digest of the whole)."""
+    """``value`` cut to ``limit`` characters with the cut disclosed (how many, and the digest of the whole).
+
+    The cut never ends inside a secret or a token-like run (``model/redaction.py: safe_cut``): text
+    is capped before it is redacted, so a secret straddling the cut would otherwise show its start.
+    """
     if len(value) <= limit:
         return value
-    return f"{value[:limit]}… ({len(value) - limit:,} more characters cut; {sha256_text(value)})"
+    cut = safe_cut(value, limit)
+    return f"{value[:cut]}… ({len(value) - cut:,} more characters cut; {sha256_text(value)})"

@@ -19,25 +19,37 @@ in the same column.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
 from markupsafe import Markup, escape
 
-from generator.pages.format import capped
-from generator.pages.models import Page, Table
-from generator.pages.names import confusable_with, needs_isolation, visible
+from generator.model.redaction import Redactor
+from generator.pages.models import Page
+from generator.pages.names import needs_isolation, visible
 from generator.render.charts import figure_json
 from generator.render.markdown import render_markdown
+from generator.render.tables import confusable_marks, shown, table_html
 
-__all__ = ["ASSET_FILES", "confusable_marks", "default_templates_dir", "make_env", "name", "render_page", "shown"]
+__all__ = [
+    "ASSET_FILES",
+    "confusable_marks",
+    "default_templates_dir",
+    "make_env",
+    "name",
+    "render_page",
+    "render_with",
+    "shown",
+]
 
 _PKG = Path(__file__).resolve().parent.parent  # the ``generator`` package
 
 # Files copied verbatim from ``templates/assets/`` into the site's ``assets/``.
-ASSET_FILES = ("charts.js", "site.css", "tables.js")
+ASSET_FILES = ("charts.js", "site.css", "tables.js", "transcript.js")
 
 
 def default_templates_dir() -> Path:
@@ -48,11 +60,40 @@ def default_templates_dir() -> Path:
     raise FileNotFoundError("evalsite templates not found (expected templates/base.html)")
 
 
-def shown(value: Any) -> Any:
-    """Every template value on its way out: strings capped and their invisible characters made visible."""
-    if isinstance(value, Markup) or not isinstance(value, str):
-        return value
-    return visible(capped(value))
+def _redacted(context: Context, value: Any) -> Any:
+    """A string with its secrets replaced, when the render was given a redactor (before capping and escaping)."""
+    redactor = context.get("redactor")
+    if isinstance(redactor, Redactor) and isinstance(value, str) and not isinstance(value, Markup):
+        return redactor.text(value)
+    return value
+
+
+@pass_context
+def _finalize(context: Context, value: Any) -> Any:
+    return shown(_redacted(context, value))
+
+
+@pass_context
+def _markdown(context: Context, value: Any) -> Markup:
+    return render_markdown(_redacted(context, value))
+
+
+@pass_context
+def _name(context: Context, value: Any) -> Markup:
+    return name(_redacted(context, value))
+
+
+# Characters that might be invisible: only these go through :func:`visible` (a transcript step can be
+# 16 KiB of text; plain ASCII lines, tabs and newlines pass at C speed).
+_SUSPECT = re.compile(r"[^\t\n\r\x20-\x7e]+")
+
+
+@pass_context
+def _transcript(context: Context, value: Any) -> Markup:
+    """A transcript step's text, already cut to its byte budget by the reader: redacted, made visible and
+    escaped, but not capped at 500 characters like other fields."""
+    text = str(_redacted(context, value))
+    return Markup(escape(_SUSPECT.sub(lambda match: visible(match.group()), text)))
 
 
 def name(value: Any) -> Markup:
@@ -64,22 +105,10 @@ def name(value: Any) -> Markup:
     return Markup(f"<bdi>{safe}</bdi>") if needs_isolation(text) else safe
 
 
-def confusable_marks(table: Table) -> dict[tuple[int, int], str]:
-    """``(row, column)`` of each text cell that looks like another cell of its column -> those texts."""
-    marks: dict[tuple[int, int], str] = {}
-    for column, spec in enumerate(table.columns):
-        if spec.numeric:
-            continue
-        texts = [row.cells[column].text for row in table.rows if column < len(row.cells)]
-        if len(texts) < 2:
-            continue
-        found = confusable_with(texts)
-        if not found:
-            continue
-        for index, row in enumerate(table.rows):
-            if column < len(row.cells) and row.cells[column].text in found:
-                marks[(index, column)] = ", ".join(found[row.cells[column].text])
-    return marks
+@pass_context
+def _table_html(context: Context, table: Any, labelledby: Any = "") -> Markup:
+    redactor = context.get("redactor")
+    return table_html(table, labelledby, redactor if isinstance(redactor, Redactor) else None)
 
 
 def make_env(templates_dir: Path | None = None) -> Environment:
@@ -91,12 +120,14 @@ def make_env(templates_dir: Path | None = None) -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         auto_reload=False,
-        finalize=shown,
+        finalize=_finalize,
     )
-    env.filters["name"] = name
+    env.filters["name"] = _name
     env.filters["confusable_marks"] = confusable_marks
-    env.filters["markdown"] = render_markdown
+    env.filters["markdown"] = _markdown
+    env.filters["transcript"] = _transcript
     env.filters["figure_json"] = figure_json
+    env.filters["table_html"] = _table_html
     return env
 
 
@@ -105,6 +136,16 @@ def _cached_env(templates_dir: str) -> Environment:
     return make_env(Path(templates_dir))
 
 
-def render_page(page: Page, templates_dir: Path | None = None) -> str:
+def render_page(page: Page, templates_dir: Path | None = None, redactor: Redactor | None = None) -> str:
+    """One page; with *redactor*, every string is redacted before it is capped and escaped (the site
+    writer redacts the final text again, so this is the first line, not the only one)."""
     env = _cached_env(str(templates_dir or default_templates_dir()))
-    return env.get_template(page.template).render(page=page, meta=page.meta, root=page.meta.root)
+    return render_with(env, page, redactor)
+
+
+def render_with(env: Environment, page: Any, redactor: Redactor | None) -> str:
+    """*page* through its template with *redactor* as a template global: globals reach the macros of
+    ``partials/blocks.html`` too, which are imported without the page's context, so every value in
+    them is redacted before it is capped and escaped like the page's own values."""
+    template = env.get_template(page.template, globals={"redactor": redactor})
+    return template.render(page=page, meta=page.meta, root=page.meta.root)

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
+from generator.model.redaction import Redactor, count_markers
 
 __all__ = ["MARKER", "PLOTLY_BUNDLE", "SiteWriter", "plotly_js", "staged_site"]
 
@@ -62,12 +63,20 @@ def plotly_js(templates: Path) -> bytes:
 
 
 class SiteWriter:
-    """Writes files below one root folder, each path at most once."""
+    """Writes files below one root folder, each path at most once.
 
-    def __init__(self, root: Path) -> None:
+    Every text and JSON file passes the *redactor* (``docs/security.md``): JSON string by string
+    before it is serialised, text on its final form.  ``redacted`` counts the distinct markers
+    (kind -> digests) in what was written.  ``write_bytes`` is for the site's own assets.
+    """
+
+    def __init__(self, root: Path, redactor: Redactor | None = None) -> None:
         self.root = root
+        self.redactor = redactor or Redactor()
+        self.redacted: dict[str, set[str]] = {}
         self.written: dict[str, int] = {}
         self.digests: dict[str, str] = {}
+        self._texts: dict[str, str] = {}  # redacted form of short strings already seen in data.json files
         #: Paths of the previous site that were not deleted (not listed, changed, or on another device).
         self.kept: list[str] = []
         self.kept_in: str | None = None
@@ -79,6 +88,19 @@ class SiteWriter:
         if rel_path in self.written:
             raise EvalsiteError(f"two pages claim the same output file {rel_path!r}")
         return self.root.joinpath(*parts)
+
+    def claim(self, rel_path: str) -> None:
+        """Check *rel_path* as a write would (safe, not yet claimed) and reserve it for :meth:`merge`."""
+        self._target(rel_path)
+        self.written[rel_path] = -1  # replaced by its size when merged
+
+    def merge(self, written: dict[str, int], digests: dict[str, str], redacted: dict[str, set[str]]) -> None:
+        """Take over what another writer on the same root (a forked worker) wrote, in call order."""
+        for rel_path, size in written.items():
+            self.written[rel_path] = size
+            self.digests[rel_path] = digests[rel_path]
+        for kind, found in redacted.items():
+            self.redacted.setdefault(kind, set()).update(found)
 
     def write_bytes(self, rel_path: str, data: bytes) -> None:
         target = self._target(rel_path)
@@ -92,10 +114,69 @@ class SiteWriter:
         self.digests[rel_path] = hashlib.sha256(data).hexdigest()
 
     def write_text(self, rel_path: str, text: str) -> None:
+        text = self.redactor.text(text)
+        self._count(text)
         self.write_bytes(rel_path, text.encode("utf-8"))
 
     def write_json(self, rel_path: str, value: object) -> None:
-        self.write_text(rel_path, json_text(value))
+        text = json_text(value)
+        # Serialising escapes only quotes, backslashes and control characters, none of which is part of a
+        # rule's literal: when the whole text cannot hold a secret, no string in it can.
+        if self.redactor.may_hold_secret(text):
+            redacted, changed = self._redacted(value)
+            if changed:  # else the same strings: the same text
+                text = json_text(redacted)
+        self._count(text)
+        self.write_bytes(rel_path, text.encode("utf-8"))
+
+    def _redacted(self, value: object) -> tuple[object, bool]:
+        """``Redactor.value`` (every string, keys too), each distinct short string redacted once per build.
+
+        Keys and labels repeat in every ``data.json`` of a site (``input_tokens`` holds a rule's literal,
+        so it is scanned): redaction is a pure function of the string, so its result is kept.  The flag
+        says whether any string changed.
+        """
+        if not self.redactor.enabled:
+            return value, False
+        changed = False
+        cache = self._texts
+        redact = self.redactor.text
+        generic = self.redactor.value
+
+        def text(item: str) -> str:
+            nonlocal changed
+            hit = cache.get(item)
+            if hit is None:
+                hit = redact(item)
+                if len(item) <= 256:
+                    if len(cache) >= 1 << 17:
+                        cache.clear()
+                    cache[item] = hit
+            if hit != item:
+                changed = True
+            return hit
+
+        def walk(item: object) -> object:
+            nonlocal changed
+            kind = type(item)
+            if kind is str:
+                return text(item)  # type: ignore[arg-type]
+            if kind is dict:
+                return {text(k) if type(k) is str else k: walk(v) for k, v in item.items()}  # type: ignore[attr-defined]
+            if kind is list or kind is tuple:
+                return [walk(v) for v in item]  # type: ignore[attr-defined]
+            if kind is int or kind is float or kind is bool or item is None:
+                return item
+            changed = True  # anything else (str subclasses, other mappings): the general rule, re-serialised
+            return generic(item)
+
+        result = walk(value)
+        return result, changed
+
+    def _count(self, text: str) -> None:
+        if self.redactor.enabled:
+            for kind, digests in count_markers((text,)).items():
+                self.redacted.setdefault(kind, set()).update(digests)
 
     def finish(self, epoch: int | None = None) -> None:
         """Write the manifest marker, fix folder modes, set mtimes to *epoch* when given."""
@@ -322,7 +403,7 @@ def _remove_tree_same_device(folder: Path) -> None:
 
 
 @contextmanager
-def staged_site(out_dir: Path, epoch: int | None = None) -> Iterator[SiteWriter]:
+def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | None = None) -> Iterator[SiteWriter]:
     """Yield a writer into a fresh sibling folder; swap it into *out_dir* on success.
 
     After the block, ``writer.kept`` lists files of the previous site that were kept instead of
@@ -345,7 +426,7 @@ def staged_site(out_dir: Path, epoch: int | None = None) -> Iterator[SiteWriter]
     lock_fd = os.open(tmp / _BUILD_LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     fcntl.flock(lock_fd, fcntl.LOCK_EX)
     try:
-        writer = SiteWriter(tmp)
+        writer = SiteWriter(tmp, redactor)
         yield writer
         writer.finish(epoch)
         old = _swap_into_place(tmp, out_dir)

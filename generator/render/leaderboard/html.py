@@ -7,8 +7,9 @@ from pathlib import Path
 
 from jinja2 import Environment
 
+from generator.model.redaction import Redactor
 from generator.pages.leaderboard.models import LeaderboardPage, PairPage, SystemPage
-from generator.render.env import default_templates_dir, make_env
+from generator.render.env import default_templates_dir, make_env, render_with
 from generator.render.leaderboard.charts import leaderboard_figure_json
 
 __all__ = ["render_leaderboard_page"]
@@ -21,6 +22,7 @@ def _env(templates_dir: str) -> Environment:
     return env
 
 
-def render_leaderboard_page(page: LeaderboardPage | SystemPage | PairPage, templates_dir: Path | None = None) -> str:
-    env = _env(str(templates_dir or default_templates_dir()))
-    return env.get_template(page.template).render(page=page, meta=page.meta, root=page.meta.root)
+def render_leaderboard_page(
+    page: LeaderboardPage | SystemPage | PairPage, templates_dir: Path | None = None, redactor: Redactor | None = None
+) -> str:
+    return render_with(_env(str(templates_dir or default_templates_dir())), page, redactor)

@@ -1,0 +1,1 @@
+"""Pure analyses of run transcripts: the paired step alignment (``steps.py``)."""

@@ -1,0 +1,196 @@
+"""Run pages and paired step views (``docs/transcripts.md``), written one run at a time.
+
+``build.py`` calls :func:`transcript_refs` when a comparison is computed (where each run's raw
+stdout is, never read there), then :func:`write_transcripts` after the other pages: each run is
+read, turned into page models, rendered and written before the next is read, so memory stays
+bounded by one transcript.  Only the tool-call summaries are kept for the pair pages.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from generator.model.common import SIDES
+from generator.model.redaction import Redactor
+from generator.model.transcript import TranscriptRef
+from generator.pages.models import SiteInfo
+from generator.render.env import render_page
+
+__all__ = ["run_page_states", "transcript_refs", "write_transcripts"]
+
+#: (url, html, data) -> None: how ``build.py`` writes one page and its ``data.json``.
+WritePage = Callable[[str, str, object], None]
+#: One comparison's transcripts to write: (id, title, document, refs).
+Job = tuple[str, str, Mapping[str, Any], tuple[TranscriptRef, ...]]
+
+
+def transcript_refs(result: Any, rebase: bool) -> tuple[TranscriptRef, ...]:
+    """Where each run's transcript is (or why not): a Comet report's bound ``raw_stdout`` artifact
+    (with ``rebase_artifacts``, the same fallback place the telemetry reader uses:
+    ``ArtifactBinder.locations``), an imported run's ``agent_stdout`` stream or ATIF trajectory
+    (Harbor, SWE-bench), an Inspect run's sample in its log."""
+    from generator.read.comet.experiment import ArtifactBinder
+
+    refs: list[TranscriptRef] = []
+    for side, experiment in result.experiments.items():
+        fmt = result.formats.get(side, "comet")
+        if fmt == "inspect":
+            refs += _inspect_refs(side, experiment)
+            continue
+        if fmt != "comet":
+            refs += _imported_refs(side, experiment)
+            continue
+        for record in experiment.records:
+            binder = ArtifactBinder(experiment.root, record.report, record.file, record.rep, rebase=rebase)
+            places, refused = binder.locations("raw_stdout")
+            if not places:
+                if refused is not None and refused.reason != "no artifact reference":
+                    refs.append(TranscriptRef(side, record.task, record.rep, None, None, refused.reason, record.file))
+                continue
+            (path, root, rebased), fallback = places[0], (places[1][:2] if len(places) > 1 else None)
+            refs.append(
+                TranscriptRef(
+                    side, record.task, record.rep, path, root, None, record.file, rebased=rebased, fallback=fallback
+                )
+            )
+    counts = Counter((ref.side, ref.task, ref.rep) for ref in refs)
+    return tuple(
+        dataclasses.replace(ref, variant=hashlib.sha256(ref.file.encode("utf-8", "replace")).hexdigest()[:12])
+        if counts[(ref.side, ref.task, ref.rep)] > 1
+        else ref
+        for ref in refs
+    )
+
+
+def _imported_refs(side: str, experiment: Any) -> list[TranscriptRef]:
+    """Imported runs (Harbor, SWE-bench) whose record names an agent stdout stream inside the experiment."""
+    import os
+
+    root = str(experiment.root)
+    if not os.path.isdir(root):
+        return []
+    refs = []
+    for record in experiment.records:
+        stdout = record.report.get("agent_stdout")
+        trial = record.report.get("trial_name")
+        if not isinstance(stdout, str) or not stdout:
+            stdout = None
+            if (
+                isinstance(trial, str)
+                and trial
+                and os.path.isfile(os.path.join(root, trial, "agent", "trajectory.json"))
+            ):
+                stdout = os.path.join(trial, "agent", "trajectory.json")  # Harbor ATIF, when no stdout stream
+        if stdout is None or "\0" in stdout:
+            continue
+        path = os.path.normpath(os.path.join(root, stdout))
+        if not (path + os.sep).startswith(root.rstrip(os.sep) + os.sep):
+            refs.append(TranscriptRef(side, record.task, record.rep, None, None, "outside its experiment", record.file))
+            continue
+        refs.append(TranscriptRef(side, record.task, record.rep, path, root, None, record.file))
+    return refs
+
+
+def _inspect_refs(side: str, experiment: Any) -> list[TranscriptRef]:
+    """Inspect runs: the sample each record was read from (``<log>#<member>``), in the side's log."""
+    import os
+
+    root = str(experiment.root)
+    refs = []
+    for record in experiment.records:
+        log, _, member = str(record.file).partition("#")
+        if not member or log != experiment.label or "/" in log or "\0" in log:
+            continue
+        refs.append(
+            TranscriptRef(
+                side, record.task, record.rep, os.path.join(root, log), root, None, record.file, member=member
+            )
+        )
+    return refs
+
+
+def run_page_states(refs: Sequence[TranscriptRef]) -> dict[tuple[str, str, int, str], tuple[str, str | None]]:
+    """(side, task, rep, report file) -> (URL variant, why the transcript is not shown or None)."""
+    return {(ref.side, ref.task, ref.rep, ref.file): (ref.variant, ref.problem) for ref in refs}
+
+
+def write_transcripts(
+    jobs: Sequence[Job], write: WritePage, redactor: Redactor, site: SiteInfo, templates: Path
+) -> int:
+    """Every run page, one run at a time (read, page models, render, write), so memory stays bounded."""
+    from generator.analyze.transcripts.steps import tool_calls
+    from generator.pages.runs.page import RunBundle, run_pages, run_problem_page, step_pages
+    from generator.read.safe_io import Refusal
+    from generator.read.transcripts import InspectLogs, read_ref
+
+    written = 0
+    for cid, title, document, refs in jobs:
+        calls: dict[tuple[str, str, int], Any] = {}  # (side, task, rep) -> (tool calls, step pages) or why not
+        logs = InspectLogs()  # the Inspect log last read (runs of one log come together)
+        for ref in refs:
+            if ref.path is None or ref.root is None:
+                continue
+            transcript = read_ref(ref, logs)
+            if not ref.variant:
+                calls[(ref.side, ref.task, ref.rep)] = (
+                    transcript.reason
+                    if isinstance(transcript, Refusal)
+                    else (tool_calls(transcript.steps), step_pages(transcript))
+                )
+            if isinstance(transcript, Refusal):
+                pages: Iterable[RunBundle] = [
+                    run_problem_page(site, cid, title, ref.task, ref.side, ref.rep, transcript.reason, ref.variant)
+                ]
+            else:
+                side = document.get(ref.side) if isinstance(document, Mapping) else None
+                treatment = str(side.get("treatment", "")) if isinstance(side, Mapping) else ""
+                pages = run_pages(site, cid, title, ref.task, ref.side, treatment, ref.rep, transcript, ref.variant)
+            for page, data in pages:
+                write(page.meta.url, render_page(page, templates, redactor), data)  # type: ignore[arg-type]
+                written += 1
+            del transcript, pages
+        del logs
+        written += _write_pairs(write, redactor, site, templates, cid, title, document, calls)
+    return written
+
+
+def _write_pairs(
+    write: WritePage,
+    redactor: Redactor,
+    site: SiteInfo,
+    templates: Path,
+    cid: str,
+    title: str,
+    document: Mapping[str, Any],
+    calls: Mapping[tuple[str, str, int], Any],
+) -> int:
+    """One paired step view per strictly matched pair whose two runs both have a run page."""
+    from generator.analyze.transcripts.steps import align_steps
+    from generator.model.transcript import StepAlignment
+    from generator.pages.runs.pair import pair_page
+
+    written = 0
+    for pair in document.get("pairs", ()):
+        task, rep = str(pair["task"]), int(pair["rep"])
+        sides = (calls.get(("candidate", task, rep)), calls.get(("baseline", task, rep)))
+        if sides[0] is None or sides[1] is None:
+            continue
+        problems = [
+            f"the {side} transcript is not shown ({got})"
+            for side, got in zip(SIDES, sides, strict=True)
+            if isinstance(got, str)
+        ]
+        if problems:
+            alignment, pages, problem = StepAlignment((), None), {}, "; ".join(problems)
+        else:
+            alignment = align_steps(sides[0][0], sides[1][0])
+            pages, problem = {"candidate": sides[0][1], "baseline": sides[1][1]}, None
+        page, data = pair_page(site, cid, title, task, rep, alignment, pages, problem)
+        write(page.meta.url, render_page(page, templates, redactor), data)  # type: ignore[arg-type]
+        written += 1
+    return written
