@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from generator.model.comparison import Issue
+from generator.model.formats import FORMATS
 from generator.model.stats import ClusteredDifference, Interval, MacroSummary, PowerAnalysis, SignFlipTest
 
 __all__ = [
@@ -52,7 +53,7 @@ TIER_RULE: Final = (
     "test against the tier's leader is not significant; otherwise it leads the next tier."
 )
 #: Input formats a system can be read from (the importers add more; one reading function dispatches).
-SYSTEM_FORMATS: Final = ("comet",)
+SYSTEM_FORMATS: Final = FORMATS  # every importer a comparison side has (docs/importers.md)
 
 
 def check_alpha(value: object) -> float:

@@ -23,7 +23,9 @@ from generator.analyze.history import trends
 from generator.model.errors import EvalsiteError
 from generator.model.history import HISTORY_SCHEMA, SummaryItem, Trend
 from generator.model.ledger import canonical_bytes
+from generator.model.redaction import Redactor
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
+from generator.pages.format import pp, pp_interval
 from generator.pages.models import InputDigest, SiteInfo
 from generator.pages.trends.page import build_trend_page, subject_url, trend_url
 from generator.read.config import SiteConfig
@@ -133,8 +135,18 @@ def record_build(path: Path, bodies: Sequence[Mapping[str, Any]]) -> tuple[Appen
     return appended, trends(appended.history.entries)
 
 
-def gate_reasons(fail_on: Sequence[str], trend_list: Sequence[Trend], issues: Mapping[str, int]) -> list[str]:
-    """One sentence per reason the build fails its ``--fail-on`` gate (empty: it passes)."""
+def gate_reasons(
+    fail_on: Sequence[str],
+    trend_list: Sequence[Trend],
+    issues: Mapping[str, int],
+    worse: Mapping[str, Sequence[tuple[str, str]]] | None = None,
+) -> list[str]:
+    """One sentence per reason the build fails its ``--fail-on`` gate (empty: it passes).
+
+    *worse* maps a leaderboard (``leaderboard 'id'``) to its (system, sentence) pairs reported
+    significantly worse than the baseline after correction: ``verdict-worse`` fails on each, since
+    a leaderboard has no single verdict to go down (docs/history.md).
+    """
     reasons: list[str] = []
     for trend in trend_list:
         latest = trend.latest
@@ -144,13 +156,17 @@ def gate_reasons(fail_on: Sequence[str], trend_list: Sequence[Trend], issues: Ma
             for step in latest.regressions:
                 reasons.append(
                     f"{trend.kind} {trend.subject!r}: {step.label} regressed against the previous build "
-                    f"(pass@1 {step.estimate:+.3f}, 95% interval {step.lower:+.3f} to {step.upper:+.3f}, "
+                    f"(pass@1 {pp(step.estimate)}, 95% interval {pp_interval(step.lower, step.upper)}, "
                     f"{step.tasks} shared tasks)"
                 )
         if "verdict-worse" in fail_on and len(trend.builds) > 1:
             before, now = trend.builds[-2].verdict, latest.verdict
             if before in _VERDICT_RANK and now in _VERDICT_RANK and _VERDICT_RANK[now] < _VERDICT_RANK[before]:
                 reasons.append(f"{trend.kind} {trend.subject!r}: the verdict went from {before!r} to {now!r}")
+    if "verdict-worse" in fail_on:
+        for subject, systems in (worse or {}).items():
+            for label, sentence in systems:
+                reasons.append(f"{subject}: system {label!r} is worse than the baseline after correction ({sentence})")
     if "issues" in fail_on:
         for subject, count in issues.items():
             if count:
@@ -187,6 +203,7 @@ class Record:
     lower: float | None = None
     upper: float | None = None
     error: str | None = None
+    worse: tuple[tuple[str, str], ...] = ()  # a leaderboard's (system, sentence) worse than its baseline
 
 
 def comparison_record(
@@ -205,7 +222,9 @@ def comparison_record(
 
 
 def leaderboard_record(subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]) -> Record:
-    return Record("leaderboard", subject, title, leaderboard_body(subject, title, document, inputs))
+    rows = document["against_baseline"]
+    worse = tuple((str(row["label"]), str(row["sentence"])) for row in rows if row["outcome"] == WORSE)
+    return Record("leaderboard", subject, title, leaderboard_body(subject, title, document, inputs), worse=worse)
 
 
 def failed_record(kind: Literal["comparison", "leaderboard"], subject: str, title: str, message: str) -> Record:
@@ -235,6 +254,7 @@ def check_summary_path(path: Path, config: SiteConfig, out_dir: Path | None = No
 class HistoryOutcome:
     trends: tuple[Trend, ...] = ()
     pages: list[tuple[str, str, object]] = field(default_factory=list)  # (url, html, data.json content)
+    links: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, subject) -> trend page URL
     appended: int = 0
     reasons: list[str] = field(default_factory=list)
 
@@ -249,6 +269,7 @@ def run_history(
     fail_on: Sequence[str],
     site: SiteInfo,
     templates: Path,
+    redactor: Redactor | None = None,
 ) -> HistoryOutcome:
     """Append this build's entries (when a history is configured), build the trend pages, word the gate."""
     outcome = HistoryOutcome()
@@ -260,14 +281,22 @@ def run_history(
             if (trend.kind, trend.subject) not in current:
                 continue  # a subject no longer in the config keeps its entries, but gets no page
             page = build_trend_page(trend, site)
-            outcome.pages.append((page.meta.url, render_trend_page(page, templates), _trend_data(trend)))
+            outcome.pages.append((page.meta.url, render_trend_page(page, templates, redactor), _trend_data(trend)))
+            outcome.links[trend.kind, trend.subject] = page.meta.url
     current_trends = [t for t in outcome.trends if (t.kind, t.subject) in {(r.kind, r.subject) for r in records}]
     issues = {f"{r.kind} {r.subject!r}": int(r.body["issues"]) for r in records if r.body is not None}
-    outcome.reasons = gate_reasons(fail_on, current_trends, issues)
+    worse = {f"leaderboard {r.subject!r}": r.worse for r in records if r.kind == "leaderboard" and r.worse}
+    outcome.reasons = gate_reasons(fail_on, current_trends, issues, worse)
     return outcome
 
 
-def write_summary(path: Path, records: Sequence[Record], outcome: HistoryOutcome, base_url: str | None) -> None:
+def write_summary(
+    path: Path,
+    records: Sequence[Record],
+    outcome: HistoryOutcome,
+    base_url: str | None,
+    redactor: Redactor | None = None,
+) -> None:
     by_subject = {(t.kind, t.subject): t for t in outcome.trends}
     items = []
     for r in records:
@@ -296,4 +325,5 @@ def write_summary(path: Path, records: Sequence[Record], outcome: HistoryOutcome
                 r.error,
             )
         )
-    write_text_atomic(path, render_summary(items, base_url, outcome.reasons))
+    text = render_summary(items, base_url, outcome.reasons)
+    write_text_atomic(path, (redactor or Redactor()).text(text))

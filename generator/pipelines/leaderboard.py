@@ -5,13 +5,15 @@
 :func:`render_leaderboard` makes its two renderings from it, once: the
 ``evalsite.leaderboard.v1`` document (docs/leaderboard.md) and the Markdown report.
 Systems are read through :func:`read_system`, the one place that dispatches on a
-system's ``format`` (only ``comet`` today), with the comparison's reader, and are
-aligned, measured and tested with the comparison's aligner and paired statistics.
+system's ``format`` (``comet``, ``inspect``, ``harbor``, ``swebench``), with the comparison
+sides' readers (:func:`generator.read.formats.load_side`), and are aligned, measured and tested
+with the comparison's aligner and paired statistics.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -20,6 +22,7 @@ from generator.analyze.comparison.passk import normalize_ks
 from generator.analyze.leaderboard.board import assemble
 from generator.analyze.leaderboard.systems import observed_keys, system_alignment, system_result
 from generator.model.errors import EvalsiteError
+from generator.model.formats import ImportOptions
 from generator.model.jsonfmt import json_text
 from generator.model.leaderboard import (
     SYSTEM_FORMATS,
@@ -30,8 +33,10 @@ from generator.model.leaderboard import (
     check_correction,
 )
 from generator.model.runs import CaseManifest, Experiment, Key
-from generator.read.comet.experiment import load_experiment, read_run_telemetry
+from generator.pages.leaderboard.links import SideMatch
 from generator.read.comet.manifest import fallback_manifest
+from generator.read.config import SiteConfig
+from generator.read.formats import load_side, run_telemetry
 from generator.render.leaderboard.document import leaderboard_document
 from generator.render.leaderboard.report import leaderboard_markdown
 from generator.write.files import write_text_atomic
@@ -42,6 +47,7 @@ __all__ = [
     "check_leaderboard_inputs",
     "check_report_path",
     "compute_leaderboard",
+    "evidence_matches",
     "read_system",
     "render_leaderboard",
     "run_leaderboard",
@@ -81,9 +87,11 @@ def check_leaderboard_inputs(inputs: LeaderboardInputs) -> None:
             raise EvalsiteError(
                 f"system {spec.label!r}: unknown format {spec.format!r} (known: {', '.join(SYSTEM_FORMATS)})"
             )
-        if not spec.experiment.is_dir():
-            name = spec.experiment.name or str(spec.experiment)
+        name = spec.experiment.name or str(spec.experiment)
+        if spec.format == "comet" and not spec.experiment.is_dir():
             raise EvalsiteError(f"system {spec.label!r}: experiment folder {name!r} does not exist or is not a folder")
+        if not spec.experiment.exists():  # an imported format may be one log file (docs/importers.md)
+            raise EvalsiteError(f"system {spec.label!r}: experiment {name!r} does not exist")
     if inputs.baseline is not None and inputs.baseline not in seen:
         raise EvalsiteError(f"baseline {inputs.baseline!r} is not one of the system labels")
     if inputs.tasks_dir is not None and not inputs.tasks_dir.is_dir():
@@ -97,12 +105,38 @@ def check_leaderboard_inputs(inputs: LeaderboardInputs) -> None:
 
 
 def read_system(
-    format: str, directory: Path, treatment: str, manifest_for: Callable[[str], CaseManifest]
+    format: str,
+    path: Path,
+    treatment: str,
+    manifest_for: Callable[[str], CaseManifest],
+    options: ImportOptions | None = None,
 ) -> Experiment:
-    """Read one system's runs in its input format (the one dispatch point for formats)."""
-    if format == "comet":
-        return load_experiment("candidate", directory, treatment, manifest_for=manifest_for)
-    raise EvalsiteError(f"unknown system format {format!r}")
+    """Read one system's runs in its input format: the comparison sides' one dispatch point
+    (:func:`generator.read.formats.load_side`), so every importer serves leaderboards too."""
+    if format not in SYSTEM_FORMATS:
+        raise EvalsiteError(f"unknown system format {format!r} (known: {', '.join(SYSTEM_FORMATS)})")
+    options = options or ImportOptions()
+    return load_side(format, "candidate", path, treatment, options=options, manifest_for=manifest_for)[1]
+
+
+def evidence_matches(config: SiteConfig, built: Collection[str]) -> tuple[SideMatch, ...]:
+    """Every (leaderboard system, comparison side) pair that reads the same evidence: the same
+    experiment (resolved path), treatment and format; only comparisons in *built* (their pages exist)."""
+
+    def key(path: Path, treatment: str, fmt: str) -> tuple[str, str, str]:
+        return (os.path.realpath(path), treatment, fmt)
+
+    found = []
+    for board in config.leaderboards:
+        systems = {key(s.experiment, s.treatment, s.format): s.label for s in board.systems}
+        for comparison in config.comparisons:
+            if comparison.id not in built:
+                continue
+            for side, spec in (("candidate", comparison.candidate), ("baseline", comparison.baseline)):
+                label = systems.get(key(spec.experiment, spec.treatment, spec.format))
+                if label is not None:
+                    found.append(SideMatch(board.id, board.title, label, comparison.id, comparison.title, side))
+    return tuple(found)
 
 
 def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
@@ -132,7 +166,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
     for spec in inputs.systems:
         experiment, alignment = experiments[spec.label], alignments[spec.label]
         telemetry = {
-            pair.key: read_run_telemetry(experiment, pair.candidate, rebase=inputs.rebase_artifacts).telemetry
+            pair.key: run_telemetry(spec.format, experiment, pair.candidate, rebase=inputs.rebase_artifacts).telemetry
             for pair in alignment.pairs
             if pair.key in common
         }

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from generator.model.history import SummaryItem
+from generator.pages.format import pp, pp_interval
 from generator.pages.trends.page import build_anchor
 from generator.render.comparison.report import cell, untrusted
 
@@ -30,11 +31,12 @@ def _link(base_url: str | None, url: str) -> str:
 
 
 def _signed(value: float | None) -> str:
-    return "—" if value is None else f"{value:+.3f}"
+    """A difference in pass@1 in percentage points, as the pages show it (``pages/format.py``)."""
+    return "—" if value is None else pp(value)
 
 
 def _bounds(lower: float | None, upper: float | None) -> str:
-    return "—" if lower is None or upper is None else f"[{lower:+.3f}, {upper:+.3f}]"
+    return "—" if lower is None or upper is None else pp_interval(lower, upper)
 
 
 def _trend_line(item: SummaryItem, base_url: str | None) -> str:
@@ -47,6 +49,9 @@ def _trend_line(item: SummaryItem, base_url: str | None) -> str:
         return f"[first recorded build]({href})"
     parts = []
     for step in latest.steps:
+        if step.status == "not compared":
+            parts.append(f"{escape_markdown(step.label)} not compared ({step.tasks} shared task(s))")
+            continue
         word = "**regression**" if step.status == "regression" else step.status
         parts.append(f"{escape_markdown(step.label)} {_signed(step.estimate)} {_bounds(step.lower, step.upper)} {word}")
     return f"[build {latest.number} vs {latest.number - 1}]({href}): " + "; ".join(parts)
@@ -57,7 +62,7 @@ def render_summary(items: Sequence[SummaryItem], base_url: str | None, reasons: 
     comparisons = [i for i in items if i.kind == "comparison"]
     boards = [i for i in items if i.kind == "leaderboard"]
     if comparisons:
-        lines += ["| comparison | verdict | effect (pass@1) | 95% interval | issues | against the previous build |"]
+        lines += ["| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | against the previous build |"]
         lines += ["| --- | --- | --- | --- | --- | --- |"]
         for i in comparisons:
             title = f"[{escape_markdown(i.title)}]({_link(base_url, i.url)})"

@@ -55,7 +55,7 @@ def test_five_builds_give_expected_entries_flags_and_exits(tmp_path: Path, env: 
     assert {t["runs"] for t in sides["candidate"]} == {3} and {t["excluded"] for t in sides["candidate"]} == {0}
     # the trend page: improvement, a dip inside the noise, a regression
     assert "improvement" in candidate_step(tmp_path, 2)[0]
-    assert "-0.033" in candidate_step(tmp_path, 3)[0] and "within noise" in candidate_step(tmp_path, 3)[0]
+    assert "−3.3 pp" in candidate_step(tmp_path, 3)[0] and "within noise" in candidate_step(tmp_path, 3)[0]
     assert "regression" in candidate_step(tmp_path, 4)[0]
     text = summary.read_text()
     assert text.startswith("<!-- evalsite summary -->\n")

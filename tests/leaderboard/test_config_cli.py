@@ -55,7 +55,7 @@ def test_valid_leaderboard_config(tmp_path: Path) -> None:
         ("    alpha: true\n", "alpha must be a number in (0, 0.5]"),
         ("    correction: bonferroni\n", "correction must be one of holm, bh, none"),
         ("      - {label: a, experiment: c, treatment: C}\n", "duplicate label 'a'"),
-        ("      - {label: c, experiment: c, treatment: C, format: inspect}\n", "unknown format 'inspect'"),
+        ("      - {label: c, experiment: c, treatment: C, format: excel}\n", "unknown format 'excel'"),
         ("      - {label: c, experiment: nowhere, treatment: C}\n", "'nowhere' is not an existing folder"),
     ],
 )

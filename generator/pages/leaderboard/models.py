@@ -6,7 +6,8 @@ the leaderboard renderer (``generator.render.leaderboard.html``) lays them out.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from generator.pages.models import Headline, Link, Notice, PageMeta, Table
@@ -94,7 +95,7 @@ class PairPage:
 @dataclass(frozen=True, slots=True)
 class LeaderboardBundle:
     page: LeaderboardPage | SystemPage | PairPage
-    data: object
+    data: object  # the page's data.json; None: the page links the leaderboard's instead (a system page)
     extras: tuple[tuple[str, object], ...] = ()
 
 
@@ -102,3 +103,4 @@ class LeaderboardBundle:
 class LeaderboardPages:
     headline: Headline
     bundles: tuple[LeaderboardBundle, ...]
+    comparison_links: Mapping[str, tuple[Link, ...]] = field(default_factory=dict)  # comparison id -> links here

@@ -20,6 +20,7 @@ from generator.model.leaderboard import (
     SystemRun,
 )
 from generator.pages import format as fmt
+from generator.pages.leaderboard import links as ev
 from generator.pages.leaderboard.common import (
     _diff_interval,
     _pct,
@@ -30,6 +31,7 @@ from generator.pages.leaderboard.common import (
     pair_url,
     system_url,
 )
+from generator.pages.leaderboard.links import SideMatch
 from generator.pages.leaderboard.models import (
     HeatmapChart,
     LeaderboardBundle,
@@ -70,7 +72,8 @@ class _Builder:
         self.id, self.title, self.result, self.doc = board_id, title, result, document
         self.markdown, self.inputs, self.site = markdown, tuple(inputs), site
         self.url = leaderboard_url(board_id)
-        self.docs_by_label = {s["label"]: s for s in document["systems"]}
+        self.data_url = self.url.rsplit("/", 1)[0] + "/data.json"
+        self.evidence: tuple[SideMatch, ...] = ()
 
     def pair_link(self, a: str, b: str) -> str:
         """The one page of a pair, whichever order it is asked for in."""
@@ -80,7 +83,14 @@ class _Builder:
     def link(self, from_url: str, label: str) -> str:
         return rel(from_url, system_url(self.id, label))
 
-    def meta(self, url: str, title: str, crumbs: Sequence[tuple[str, str]], downloads: Sequence[Link]) -> PageMeta:
+    def meta(
+        self,
+        url: str,
+        title: str,
+        crumbs: Sequence[tuple[str, str]],
+        downloads: Sequence[Link],
+        related: Sequence[Link] = (),
+    ) -> PageMeta:
         return PageMeta(
             url=url,
             title=title,
@@ -88,6 +98,7 @@ class _Builder:
             crumbs=tuple(Link(text, rel(url, target)) for text, target in crumbs),
             inputs=self.inputs,
             downloads=tuple(downloads),
+            related=tuple(related),
         )
 
     # ------------------------------------------------------------------ the board
@@ -389,9 +400,16 @@ class _Builder:
             ("Reports", f"{s.reports:,}"),
             *constant,
         )
+        # The system's numbers and runs are its entry in the leaderboard's data.json: linked, not copied
+        # (13 systems x 400 runs would write the board's largest part twice).
+        board_data = Link(f"data.json (the leaderboard's; systems[] entry {s.label!r})", rel(url, self.data_url))
         page = SystemPage(
             meta=self.meta(
-                url, s.label, (("Home", index_url()), (self.title, self.url)), (Link("data.json", "data.json"),)
+                url,
+                s.label,
+                (("Home", index_url()), (self.title, self.url)),
+                (board_data,),
+                ev.system_links(url, self.evidence, s.label),
             ),
             facts=facts,
             tasks_table=tasks,
@@ -399,7 +417,7 @@ class _Builder:
             issues_table=self.issues_table((s,), "issues"),
             skipped_table=skipped,
         )
-        return LeaderboardBundle(page, {"schema": "evalsite.leaderboard.system.v1", **self.docs_by_label[s.label]})
+        return LeaderboardBundle(page, None)
 
     def runs_table(self, s: SystemResult) -> tuple[Table, tuple[tuple[str, str], ...]]:
         """Every run; a column whose value is the same for every run is stated once, as a fact."""
@@ -408,13 +426,15 @@ class _Builder:
             (Column("Rep", True), lambda run: fmt.num_cell(run.rep)),
             (Column("Result"), lambda run: fmt.bool_cell(run.passed)),
             (Column("Failed checks"), lambda run: Cell(", ".join(run.checks_failed) or "—")),
-            (
-                Column("Aligned"),
-                lambda run: Cell("yes" if run.aligned else "no", None, None, "" if run.aligned else "warn"),
-            ),
         ]
         constant: list[tuple[str, str]] = []
         optional: list[tuple[str, Column, Callable[[SystemRun], object], Callable[[SystemRun], Cell]]] = [
+            (
+                "Aligned",
+                Column("Aligned"),
+                lambda run: "yes" if run.aligned else "no",
+                lambda run: Cell("yes" if run.aligned else "no", None, None, "" if run.aligned else "warn"),
+            ),
             ("Quality", Column("Quality"), lambda run: run.quality, lambda run: Cell(run.quality)),
             ("Manifest", Column("Manifest"), lambda run: run.manifest, lambda run: Cell(run.manifest)),
             (
@@ -450,10 +470,11 @@ class _Builder:
     def pair(self, p: PairComparison) -> LeaderboardBundle:
         url = pair_url(self.id, p.a, p.b)
         title = f"{p.a} vs {p.b}"
+        comparisons = ev.pair_comparisons(self.evidence, p.a, p.b)
         rows = tuple(
             Row(
                 (
-                    Cell(task),
+                    Cell(task, None, ev.pair_task_href(url, comparisons, task)),
                     fmt.num_cell(n),
                     fmt.num_cell(x),
                     fmt.num_cell(y),
@@ -500,9 +521,10 @@ class _Builder:
             else f"{p.a} and {p.b} cannot be told apart at alpha {self.result.alpha:g} after correction"
             + (" (no strictly matched pair)." if p.pairs == 0 else ".")
         )
+        related = ev.pair_related(url, comparisons, p.a)
         page = PairPage(
             meta=self.meta(
-                url, title, (("Home", index_url()), (self.title, self.url)), (Link("data.json", "data.json"),)
+                url, title, (("Home", index_url()), (self.title, self.url)), (Link("data.json", "data.json"),), related
             ),
             facts=facts,
             systems=(Link(p.a, self.link(url, p.a)), Link(p.b, self.link(url, p.b))),
@@ -558,10 +580,14 @@ def build_leaderboard_pages(
     markdown: str,
     inputs: Sequence[InputDigest],
     site: SiteInfo,
+    evidence: Sequence[SideMatch] = (),
 ) -> LeaderboardPages:
-    """The board, one page per system, one light page per pair, and the index headline."""
+    """The board, one page per system, one light page per pair, and the index headline; *evidence*:
+    the comparisons that read the same evidence as a system (:mod:`generator.pages.leaderboard.links`)."""
     builder = _Builder(board_id, title, result, document, markdown, inputs, site)
+    builder.evidence = tuple(m for m in evidence if m.board == board_id)
     bundles = [builder.board()]
     bundles += [builder.system(s) for s in result.systems]
     bundles += [builder.pair(p) for p in result.pairs]
-    return LeaderboardPages(builder.headline(), tuple(bundles))
+    links = ev.comparison_links(builder.evidence, [(p.a, p.b) for p in result.pairs])
+    return LeaderboardPages(builder.headline(), tuple(bundles), links)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from generator.model.history import StepDifference, Trend
-from generator.pages.format import interval
+from generator.pages.format import interval, pp, pp_interval
 from generator.pages.models import Link, PageMeta, SiteInfo
 from generator.pages.urls import name_slug
 
@@ -43,7 +43,7 @@ class BuildRow:
     verdict: str
     issues: str
     sides: tuple[str, ...]  # "0.667 [0.40, 0.93]" per side label
-    steps: tuple[str, ...]  # "-0.333 [-0.61, -0.06] regression" per side label
+    steps: tuple[str, ...]  # "−33.3 pp [−61.0, −6.0] pp regression (10 tasks)" per side label
     cls: str  # "regression" when any step is a regression
 
 
@@ -69,8 +69,8 @@ class TrendPage:
     template: ClassVar[str] = "trend.html"
 
 
-def _number(value: float | None, sign: bool = False) -> str:
-    return "—" if value is None else (f"{value:+.3f}" if sign else f"{value:.3f}")
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
 
 
 def _step(step: StepDifference | None) -> str:
@@ -78,7 +78,7 @@ def _step(step: StepDifference | None) -> str:
         return "—"
     if step.status == "not compared":
         return f"not compared ({step.tasks} shared task(s))"
-    return f"{_number(step.estimate, True)} {interval(step.lower, step.upper, 3)} {step.status} ({step.tasks} tasks)"
+    return f"{pp(step.estimate)} {pp_interval(step.lower, step.upper)} {step.status} ({step.tasks} tasks)"
 
 
 def build_trend_page(trend: Trend, site: SiteInfo) -> TrendPage:
