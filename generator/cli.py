@@ -14,7 +14,7 @@ import dataclasses
 import errno
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -81,7 +81,7 @@ def _run_compare(args: argparse.Namespace) -> int:
     """``evalsite compare``: print or write the Markdown or JSON report."""
     from generator.model.comparison import ComparisonInputs, parse_ks
     from generator.model.formats import ImportOptions
-    from generator.pipelines.compare import check_report_path, report_text, write_report
+    from generator.pipelines.compare import check_report_path, report_chunks, write_report
 
     try:
         ks = parse_ks(args.k)
@@ -107,11 +107,14 @@ def _run_compare(args: argparse.Namespace) -> int:
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
     if args.out:
         check_report_path(Path(args.out), inputs, report_format, force=bool(args.force))
-    text = report_text(inputs, report_format)
+    from generator.pipelines.progress import Progress, progress_wanted
+
+    with Progress(progress_wanted()):
+        chunks = report_chunks(inputs, report_format)  # computed here; the text is made as it is written
     if args.out:
-        write_report(Path(args.out), text)
+        write_report(Path(args.out), "".join(chunks))
     else:
-        _print(text)
+        _print(chunks)
     return 0
 
 
@@ -193,7 +196,7 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
-def _print(text: str, *, results_already_written: bool = False) -> None:
+def _print(text: str | Iterable[str], *, results_already_written: bool = False) -> None:
     """Write to standard output; a reader that stops reading (``| head``) is no failure.
 
     When standard output cannot take the text (closed, a full disk, ``/dev/full``): if the
@@ -203,7 +206,8 @@ def _print(text: str, *, results_already_written: bool = False) -> None:
     try:
         if sys.stdout is None:
             raise OSError(errno.EBADF, "standard output is closed")
-        sys.stdout.write(text)
+        for piece in (text,) if isinstance(text, str) else text:  # pieces: written as they are made
+            sys.stdout.write(piece)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. `evalsite compare ... | head`
         _silence_stdout()
@@ -340,6 +344,11 @@ def _run_build(args: argparse.Namespace) -> int:
     report = build_site(config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on)
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if report.redacted:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in report.redacted.items())
+        print(f"redacted {sum(report.redacted.values())} value(s): {kinds}", file=sys.stderr)
+    elif not report.redaction:
+        print("redaction is off (redact: false in the site config)", file=sys.stderr)
     problems = len(report.warnings)
     _print(
         f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "

@@ -14,7 +14,14 @@ times inside the logs are inspect-ai's and change from run to run.
   word), so its case hash differs from the baseline's (a case-hash-mismatch row).
 * In both, sample ``flaky`` raises an error in epoch 2 (an errored sample: excluded with its
   reason), and every model output carries its own usage, so mockllm never needs a tokenizer.
+* In ``candidate``, sample ``capital`` keeps asking in epoch 3 until the task's ``message_limit``
+  stops it: a *limit-stopped* sample, which inspect-ai still scores (its last answer, wrong).
 * Two scorers: ``match`` (C/I) first, then a numeric ``closeness`` scorer (0, 0.5 or 1).
+
+No machine path is committed: inspect-ai writes the traceback of the errored sample with the
+absolute paths of the Python files involved, so every log is re-read and re-written through
+inspect-ai's own ``read_eval_log``/``write_eval_log`` with those folders replaced by neutral names
+(``<site-packages>``, ``<python>``, ``<repo>``), and the script checks that none remains.
 
 Outputs: ``examples/inspect/{baseline,candidate}.{eval,json}`` and copies for the tests in
 ``tests/importers/fixtures/inspect/``.
@@ -25,13 +32,15 @@ Outputs: ``examples/inspect/{baseline,candidate}.{eval,json}`` and copies for th
 from __future__ import annotations
 
 import shutil
+import site
 import sys
+import sysconfig
 import tempfile
 from pathlib import Path
 
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import Score, Target, match, mean, scorer
 from inspect_ai.solver import Generate, TaskState, solver
@@ -49,6 +58,12 @@ QUESTIONS = {
 }
 CHANGED_SPELL = ("Spell the word 'separate' backwards.", "etarapes")
 
+# The task's message limit: a sample's messages (input, answers, follow-ups) may not pass it.
+MESSAGE_LIMIT = 6
+# An answer starting with LOOP keeps the conversation going (the same answer, a follow-up question)
+# until the message limit stops the sample.
+LOOP = "LOOP:"
+
 # (side, sample id) -> the answer per epoch 1..3; None means the solver raises in that epoch.
 ANSWERS: dict[tuple[str, str], tuple[str | None, ...]] = {
     ("baseline", "add"): ("42", "42", "41"),
@@ -57,7 +72,7 @@ ANSWERS: dict[tuple[str, str], tuple[str | None, ...]] = {
     ("baseline", "flaky"): ("Au", None, "Ag"),
     ("baseline", "prime"): ("yes", "yes", "no"),
     ("candidate", "add"): ("42", "42", "42"),
-    ("candidate", "capital"): ("Canberra", "Canberra", "Sydney"),
+    ("candidate", "capital"): ("Canberra", "Canberra", LOOP + "Sydney"),
     ("candidate", "spell"): ("etarapes", "etarapes", "etarapes"),
     ("candidate", "flaky"): ("Au", None, "Au"),
     ("candidate", "prime"): ("no", "yes", "no"),
@@ -93,18 +108,23 @@ def scripted(side: str):  # type: ignore[no-untyped-def]
         answer = ANSWERS[(side, str(state.sample_id))][state.epoch - 1]
         if answer is None:
             raise RuntimeError(f"scripted failure of sample {state.sample_id} in epoch {state.epoch}")
-        prompt_tokens = 20 + 3 * len(str(state.sample_id)) + state.epoch
-        usage = ModelUsage(
-            input_tokens=prompt_tokens,
-            output_tokens=len(answer),
-            total_tokens=prompt_tokens + len(answer) + 8,
-            input_tokens_cache_read=8,
-        )
-        output = ModelOutput.from_content(model="mockllm/model", content=answer)
-        output.usage = usage
-        model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
-        state.output = await model.generate(state.messages)
-        state.messages.append(state.output.message)
+        looping = answer.startswith(LOOP)
+        answer = answer.removeprefix(LOOP)
+        for turn in range(MESSAGE_LIMIT if looping else 1):
+            if turn:  # a follow-up question; appending past the limit raises inspect-ai's limit error
+                state.messages.append(ChatMessageUser(content="Are you sure? Answer again."))
+            prompt_tokens = 20 + 3 * len(str(state.sample_id)) + state.epoch + 5 * turn
+            usage = ModelUsage(
+                input_tokens=prompt_tokens,
+                output_tokens=len(answer),
+                total_tokens=prompt_tokens + len(answer) + 8,
+                input_tokens_cache_read=8,
+            )
+            output = ModelOutput.from_content(model="mockllm/model", content=answer)
+            output.usage = usage
+            model = get_model("mockllm/model", custom_outputs=[output], memoize=False)
+            state.output = await model.generate(state.messages)
+            state.messages.append(state.output.message)
         return state
 
     return solve
@@ -130,6 +150,7 @@ def run(side: str, folder: Path) -> Path:
         solver=scripted(side),
         scorer=[match(location="exact"), closeness()],
         epochs=3,
+        message_limit=MESSAGE_LIMIT,
     )
     (log,) = eval(
         task,
@@ -144,16 +165,39 @@ def run(side: str, folder: Path) -> Path:
     return Path(log.location)
 
 
+def machine_folders(tmp: Path) -> list[tuple[str, str]]:
+    """The absolute folders a traceback may name, longest first, each with its neutral name."""
+    folders = [(p, "<site-packages>") for p in [*site.getsitepackages(), site.getusersitepackages()]]
+    folders += [(sysconfig.get_paths()["stdlib"], "<python>"), (sys.prefix, "<python>")]
+    folders += [(sys.base_prefix, "<python>"), (str(ROOT), "<repo>"), (str(tmp), "<tmp>")]
+    folders += [(str(Path.home()), "~")]
+    return sorted({(str(Path(p)), name) for p, name in folders if p and p != "/"}, key=lambda f: -len(f[0]))
+
+
+def path_neutral(log: EvalLog, folders: list[tuple[str, str]]) -> EvalLog:
+    """The log with every machine folder replaced by its neutral name (tracebacks, events, anywhere)."""
+    text = log.model_dump_json()
+    for folder, name in folders:
+        text = text.replace(folder, name)
+    return EvalLog.model_validate_json(text)
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        folders = machine_folders(folder)
         written: dict[str, Path] = {}
         for side in ("baseline", "candidate"):
-            eval_path = run(side, folder)
-            json_path = folder / f"{side}.json"
-            write_eval_log(read_eval_log(str(eval_path)), str(json_path), format="json")
-            written[f"{side}.eval"] = eval_path
-            written[f"{side}.json"] = json_path
+            log = path_neutral(read_eval_log(str(run(side, folder))), folders)
+            for fmt in ("eval", "json"):
+                path = folder / f"{side}.{fmt}"
+                write_eval_log(log, str(path), format=fmt)
+                written[path.name] = path
+        for path in written.values():
+            readback = read_eval_log(str(path)).model_dump_json()
+            left = [f for f, _ in folders if f in readback]
+            if left:
+                raise SystemExit(f"error: {path.name} still names {left[0]}")
         for out in OUTPUTS:
             out.mkdir(parents=True, exist_ok=True)
             for name, source in written.items():

@@ -14,9 +14,11 @@ __all__ = [
     "DEFAULT_FORMAT",
     "FORMATS",
     "FORMAT_NOTES",
+    "FORMAT_WORDS",
     "NOT_HASHED",
     "REPORTED",
     "Format",
+    "FormatWords",
     "ImportOptions",
 ]
 
@@ -47,7 +49,55 @@ FORMAT_NOTES: Final[dict[str, tuple[str, ...]]] = {
     ),
     "swebench": (
         "One repetition per instance; case hash = SHA-256 of the instance id with the dataset and split when known.",
-        "SWE-bench reports no token or time telemetry.",
+        "The SWE-bench harness reports no telemetry; a submission's trajectory files (trajs/) give cost and tokens as "
+        "reported by the agent.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class FormatWords:
+    """How a report words one format's evidence (the Markdown report; the pages say the notes above).
+
+    ``name``: the input ("Inspect log"); ``run``: one run ("sample"); ``identity``: what the case
+    hash covers; ``matrix``: where the expected keys come from (None: the format has no matrix, so
+    the observed runs stand); ``passes``: the pass rule; ``stdout``: whether the input can hold the
+    agent's own stdout, from which durations and telemetry are re-derived.
+    """
+
+    name: str
+    run: str
+    identity: str
+    matrix: str | None
+    passes: str
+    stdout: bool
+
+
+#: The words of each imported format (Comet's wording is the report's own).
+FORMAT_WORDS: Final[dict[str, FormatWords]] = {
+    "inspect": FormatWords(
+        name="Inspect log",
+        run="sample",
+        identity="the SHA-256 of the sample's input, target, choices and metadata",
+        matrix="the log header's sample ids x epochs",
+        passes="its chosen scorer gives C, or a number at or above the threshold (I and N fail)",
+        stdout=False,
+    ),
+    "harbor": FormatWords(
+        name="Harbor job",
+        run="trial",
+        identity="Harbor's task_checksum",
+        matrix=None,
+        passes="its verifier reward is at or above the threshold",
+        stdout=True,
+    ),
+    "swebench": FormatWords(
+        name="SWE-bench run",
+        run="instance",
+        identity="the SHA-256 of the instance id with the dataset and split when known",
+        matrix=None,
+        passes="the instance is resolved",
+        stdout=False,
     ),
 }
 

@@ -33,6 +33,8 @@ __all__ = [
     "p_value",
     "p_value_report",
     "pct",
+    "pp",
+    "pp_interval",
     "seconds",
     "sort_key",
     "text",
@@ -89,6 +91,18 @@ def by_kind(value: Any, kind: str) -> str:
 def change(value: Any) -> str:
     """A relative change in percent as "12.5% less" / "3.0% more" (positive = less)."""
     return f"{abs(value):.1f}% {'less' if value >= 0 else 'more'}" if is_number(value) else NA
+
+
+def pp(value: float | None, digits: int = 1) -> str:
+    """A difference of rates in signed percentage points ("+5.2 pp"); N/A when undefined."""
+    return NA if value is None else f"{value * 100:+.{digits}f} pp".replace("-", "−")
+
+
+def pp_interval(lower: float | None, upper: float | None, digits: int = 1) -> str:
+    """An interval of a difference in percentage points ("[−1.0, +11.4] pp"); N/A when undefined."""
+    if lower is None or upper is None:
+        return NA
+    return f"[{pp(lower, digits)[:-3]}, {pp(upper, digits)[:-3]}] pp"
 
 
 def interval(lower: Any, upper: Any, digits: int = 4) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from generator.model.common import SIDES
@@ -33,6 +34,7 @@ __all__ = [
     "entry_error_page",
     "error_headline",
     "ledger_headline",
+    "redaction_note",
 ]
 
 
@@ -143,13 +145,30 @@ def entry_error_page(
     return PageBundle(EntryErrorPage(meta, kind, entry_id, message, tuple(details)), data)
 
 
+def redaction_note(enabled: bool, extra_patterns: int) -> str:
+    """The sentence every page's "Built from" section carries about secret redaction."""
+    if not enabled:
+        return "Secret redaction was turned off for this site (redact: false in its config)."
+    extra = f" or one of the config's {extra_patterns} pattern(s)" if extra_patterns else ""
+    return (
+        "Secret redaction was applied before publishing: every value that matched a built-in rule (API keys and "
+        f"tokens, AWS keys, private keys, passwords in URLs, secret-named assignments){extra} is shown as "
+        "[redacted:<kind> sha256:<first 12 hex digits of its SHA-256>]."
+    )
+
+
 def build_index_page(
     site: SiteInfo,
     comparisons: Sequence[Headline],
     ledgers: Sequence[Headline],
     inputs: Sequence[InputDigest],
     leaderboards: Sequence[Headline] = (),
+    trends: Mapping[tuple[str, str], str] | None = None,
 ) -> PageBundle:
+    """The index; *trends* maps (kind, id) to the site-relative URL of that entry's trend page."""
+    if trends:
+        comparisons = [_with_trend(h, trends) for h in comparisons]
+        leaderboards = [_with_trend(h, trends) for h in leaderboards]
     meta = PageMeta(
         url=index_url(),
         title=site.title,
@@ -170,5 +189,13 @@ def build_index_page(
     return PageBundle(page, data)
 
 
+def _with_trend(h: Headline, trends: Mapping[tuple[str, str], str]) -> Headline:
+    url = trends.get((h.kind, h.id))
+    return h if url is None else replace(h, trend_href=rel(index_url(), url))
+
+
 def _headline_data(h: Headline) -> dict[str, Any]:
-    return {"id": h.id, "title": h.title, "url": h.href, "ok": h.ok, "error": h.error, "summary": list(h.summary)}
+    data = {"id": h.id, "title": h.title, "url": h.href, "ok": h.ok, "error": h.error, "summary": list(h.summary)}
+    if h.trend_href is not None:  # only a site with a build history has trend pages
+        data["trend_url"] = h.trend_href
+    return data

@@ -41,6 +41,8 @@ __all__ = [
     "PageMeta",
     "RefLine",
     "Row",
+    "ScatterChart",
+    "ScatterPoint",
     "Series",
     "SiteInfo",
     "StatisticsSection",
@@ -75,6 +77,7 @@ class Cell:
     cls: str = ""
     title: str | None = None
     filter: str | None = None  # with href to a table: tables.js shows only that table's rows containing this text
+    filter_column: int | None = None  # with filter: match it only in this column (0-based), as one of its "; " items
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,7 +198,34 @@ class DotChart:
     kind: ClassVar[str] = "dots"
 
 
-ChartSpec = LineChart | ForestChart | DotChart
+@dataclass(frozen=True, slots=True)
+class ScatterPoint:
+    """One side's point: a cost (or duration) per run against its pass@1 with a vertical interval."""
+
+    group: str  # one legend entry (trace) per point
+    x: float
+    y: float
+    y_lower: float | None
+    y_upper: float | None
+    hover: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScatterChart:
+    """Points in two numeric dimensions (for example cost per run against pass@1)."""
+
+    id: str
+    title: str
+    caption: str
+    x_title: str
+    y_title: str
+    points: tuple[ScatterPoint, ...]
+    x_kind: str = ""  # "usd" or "seconds": how x ticks read ($0.12, 40 s)
+    y_unit: str = ""  # "pp": rates drawn as percentages (0-100)
+    kind: ClassVar[str] = "scatter"
+
+
+ChartSpec = LineChart | ForestChart | DotChart | ScatterChart
 
 
 # --------------------------------------------------------------------------- statistics slot
@@ -251,6 +281,7 @@ class SiteInfo:
     noindex: bool = False
     built: str | None = None  # UTC date from SOURCE_DATE_EPOCH, never the wall clock
     generator: str = "evalsite"
+    redaction: str = ""  # the "Built from" sentence on secret redaction (pages/index.py: redaction_note)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +293,7 @@ class PageMeta:
     inputs: tuple[InputDigest, ...] = ()
     downloads: tuple[Link, ...] = ()
     notices: tuple[Notice, ...] = ()
+    related: tuple[Link, ...] = ()  # pages of the same evidence elsewhere (a leaderboard <-> a comparison)
 
     @property
     def root(self) -> str:
@@ -283,6 +315,7 @@ class Headline:
     error: str | None
     summary: tuple[str, ...]  # short facts ("12 matched pairs", ...)
     table: Table | None
+    trend_href: str | None = None  # the entry's trend page across builds (docs/history.md), when it has one
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,6 +365,8 @@ class ComparisonPage:
     failure_table: Table | None = None  # failure reasons counted per side
     glossary_href: str = ""  # relative link to glossary.html from this page
     task_chart: ChartSpec | None = None  # the tasks that drive the difference (None: no task differs)
+    efficiency_chart: ChartSpec | None = None  # cost (or duration) per run against pass@1, where reported
+    imported: bool = False  # a side is imported (Inspect, Harbor, SWE-bench): no "from raw stdout" headings
     template: ClassVar[str] = "comparison.html"
 
 

@@ -35,6 +35,8 @@ __all__ = [
     "page_dir",
     "rel",
     "relative_root",
+    "pair_url",
+    "run_url",
     "task_url",
 ]
 
@@ -65,6 +67,21 @@ def comparison_url(comparison_id: str) -> str:
 
 def task_url(comparison_id: str, task: str) -> str:
     return f"comparisons/{comparison_id}/tasks/{name_slug(task)}/index.html"
+
+
+def run_url(comparison_id: str, task: str, side: str, rep: int, page: int = 1, variant: str = "") -> str:
+    """A run's transcript page (``docs/transcripts.md``); long transcripts continue on ``page-N/``.
+
+    *variant* (a short hash of the report file) tells apart two reports of one side, task and rep.
+    """
+    run = f"{side}-{rep}" + (f"-{variant}" if variant else "")
+    base = f"comparisons/{comparison_id}/tasks/{name_slug(task)}/runs/{run}/"
+    return base + ("index.html" if page == 1 else f"page-{page}/index.html")
+
+
+def pair_url(comparison_id: str, task: str, rep: int) -> str:
+    """The paired step view of one strictly matched (task, repetition) pair."""
+    return f"comparisons/{comparison_id}/tasks/{name_slug(task)}/pairs/{rep}/index.html"
 
 
 def ledger_url(ledger_id: str) -> str:

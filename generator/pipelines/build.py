@@ -25,9 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -37,6 +36,7 @@ from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import ExperimentComparison
+from generator.model.transcript import TranscriptRef
 from generator.model.version import __version__
 from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
 from generator.pages.comparison.statistics import comparison_statistics, decided_verdict
@@ -47,6 +47,7 @@ from generator.pages.index import (
     entry_error_page,
     error_headline,
     ledger_headline,
+    redaction_note,
 )
 from generator.pages.leaderboard.models import LeaderboardBundle
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
@@ -61,8 +62,13 @@ from generator.pipelines.history import (
     run_history,
     write_summary,
 )
+from generator.pipelines.progress import Progress as _Progress
+from generator.pipelines.progress import progress_wanted
+from generator.pipelines.site_pool import write_bundles
+from generator.pipelines.transcripts import run_page_states, transcript_refs, write_transcripts
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
+from generator.read.safe_io import recording_digests
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
 from generator.write.site import SiteWriter, plotly_js, staged_site
 
@@ -75,6 +81,7 @@ __all__ = [
     "LedgerData",
     "build_site",
     "load_config",
+    "progress_wanted",
     "tree_digest",
 ]
 
@@ -93,6 +100,7 @@ class ComparisonData:
     instructions: Mapping[str, str | None]
     inputs: tuple[InputDigest, ...]
     statistics: ExperimentComparison | None = None  # None: the pages show "no paired statistics"
+    transcripts: tuple[TranscriptRef, ...] = ()  # each run's raw stdout, located (docs/transcripts.md)
 
 
 @dataclass(frozen=True)
@@ -145,6 +153,11 @@ class DefaultCore:
     """Runs the project's comparison and ledger cores for one config entry each."""
 
     def compare(self, entry: ComparisonConfig) -> ComparisonData:
+        # "Built from" then reuses the SHA-256 of every input file the comparison read
+        with recording_digests():
+            return self._compare(entry)
+
+    def _compare(self, entry: ComparisonConfig) -> ComparisonData:
         from generator.model.formats import ImportOptions
         from generator.pipelines.compare import ComparisonInputs, run_comparison
         from generator.read.comet.tasks import read_instruction
@@ -178,7 +191,10 @@ class DefaultCore:
         ]
         if entry.tasks is not None:
             inputs.append(_tree_input("tasks", entry.tasks))
-        return ComparisonData(document, output.markdown, instructions, tuple(inputs), output.result.statistics)
+        transcripts = transcript_refs(output.result, entry.rebase_artifacts)
+        return ComparisonData(
+            document, output.markdown, instructions, tuple(inputs), output.result.statistics, transcripts
+        )
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
         """One ledger entry: its bytes are read once (under the shared lock) for the digest and the summary."""
@@ -219,45 +235,11 @@ class BuildReport:
     records: list[Any] = field(default_factory=list)  # pipelines.history.Record per comparison/leaderboard
     gate: list[str] = field(default_factory=list)  # --fail-on reasons (docs/history.md); exit 1 when any
     history_appended: int = 0
-
-
-class _Progress:
-    """A rich progress bar on a terminal; silent otherwise (CI, pipes, tests)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self._bar = None
-        if enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-            self._bar = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                transient=True,
-            )
-
-    def __enter__(self) -> _Progress:
-        if self._bar is not None:
-            self._bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.__exit__(*exc)  # type: ignore[arg-type]
-
-    def stage(self, description: str, total: int) -> Callable[[], None]:
-        if self._bar is None:
-            return lambda: None
-        task = self._bar.add_task(description, total=total)
-        return lambda: self._bar.advance(task)  # type: ignore[union-attr]
-
-
-def progress_wanted(stream: Any = None) -> bool:
-    stream = stream or sys.stderr
-    if os.environ.get("CI") or os.environ.get("EVALSITE_NO_PROGRESS"):
-        return False
-    return bool(getattr(stream, "isatty", lambda: False)())
+    redacted: dict[str, int] = field(default_factory=dict)  # distinct secrets redacted, by kind
+    redaction: bool = True  # False when the config says ``redact: false``
+    transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, document, refs) per comparison
+    largest_run_page: tuple[str, int] = ("", 0)
+    related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
 
 
 def _site_info(config: SiteConfig) -> SiteInfo:
@@ -265,7 +247,8 @@ def _site_info(config: SiteConfig) -> SiteInfo:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     if epoch and epoch.strip().isdigit():
         built = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return SiteInfo(config.title, config.description, config.noindex, built, f"evalsite {__version__}")
+    redaction = redaction_note(config.redactor.enabled, len(config.redactor.extra))
+    return SiteInfo(config.title, config.description, config.noindex, built, f"evalsite {__version__}", redaction)
 
 
 def _epoch() -> int | None:
@@ -351,8 +334,11 @@ def _comparison_bundles(
             data.inputs,
             entry.tasks is not None,
             statistics,
+            run_page_states(data.transcripts) if config.transcripts else {},
         )
         bundles = build_comparison_pages(source, site)
+        if config.transcripts:
+            report.transcript_jobs.append((entry.id, entry.title, data.document, data.transcripts))
         verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
         report.records.append(comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics))
@@ -384,30 +370,41 @@ def _leaderboard_bundles(
     """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
     from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
     from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
-    from generator.pipelines.leaderboard import run_leaderboard
+    from generator.pipelines.leaderboard import evidence_matches, run_leaderboard
 
     try:
-        output = run_leaderboard(
-            LeaderboardInputs(
-                systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in entry.systems),
-                baseline=entry.baseline,
-                tasks_dir=entry.tasks,
-                ks=entry.ks,
-                alpha=entry.alpha,
-                correction=entry.correction,
+        with recording_digests():  # "Built from" reuses the SHA-256 of every file the leaderboard read
+            output = run_leaderboard(
+                LeaderboardInputs(
+                    systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in entry.systems),
+                    baseline=entry.baseline,
+                    tasks_dir=entry.tasks,
+                    ks=entry.ks,
+                    alpha=entry.alpha,
+                    correction=entry.correction,
+                )
             )
-        )
-        inputs = [
-            InputDigest(
-                "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA
-            ),
-            *(_tree_input(f"system {s.label}", s.experiment) for s in entry.systems),
-        ]
-        if entry.tasks is not None:
-            inputs.append(_tree_input("tasks", entry.tasks))
+            inputs = [
+                InputDigest(
+                    "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA
+                ),
+                *(_tree_input(f"system {s.label}", s.experiment) for s in entry.systems),
+            ]
+            if entry.tasks is not None:
+                inputs.append(_tree_input("tasks", entry.tasks))
+        built = {r.subject for r in report.records if r.kind == "comparison" and r.body is not None}
         pages = build_leaderboard_pages(
-            entry.id, entry.title, output.result, output.document, output.markdown, inputs, site
+            entry.id,
+            entry.title,
+            output.result,
+            output.document,
+            output.markdown,
+            inputs,
+            site,
+            evidence_matches(config, built),  # links to comparisons of the same evidence (docs/leaderboard.md)
         )
+        for key, links in pages.comparison_links.items():
+            report.related[key] = report.related.get(key, ()) + links
         report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs))
         return pages.headline, [], list(pages.bundles)
     except _DATA_ERRORS as error:
@@ -418,17 +415,9 @@ def _leaderboard_bundles(
         return headline, [bundle], []
 
 
-def _write_leaderboard_bundle(
-    writer: SiteWriter, bundle: LeaderboardBundle, templates: Path, report: BuildReport
-) -> None:
-    from generator.render.leaderboard.html import render_leaderboard_page
-
-    html = render_leaderboard_page(bundle.page, templates)
-    _write_page(writer, bundle.page.meta.url, html, bundle.data, bundle.extras, report)
-
-
-def _write_bundle(writer: SiteWriter, bundle: PageBundle, templates: Path, report: BuildReport) -> None:
-    _write_page(writer, bundle.page.meta.url, render_page(bundle.page, templates), bundle.data, bundle.extras, report)
+def _note_page(report: BuildReport, url: str, size: int) -> None:
+    if size > report.largest_page[1]:
+        report.largest_page = (url, size)
 
 
 def _write_page(
@@ -445,7 +434,8 @@ def _write_page(
     size = len(html.encode("utf-8"))
     if size > report.largest_page[1]:
         report.largest_page = (url, size)
-    writer.write_json(prefix + "data.json", data)
+    if data is not None:  # a leaderboard's system page links the board's data.json instead of a copy
+        writer.write_json(prefix + "data.json", data)
     for name, content in extras:
         if isinstance(content, str):
             writer.write_text(prefix + name, content)
@@ -509,9 +499,13 @@ def build_site(
             headlines_b.append(headline)
             bundles.extend(pages)
             boards.extend(board_pages)
+        if report.related:  # comparison pages link the leaderboard pages of the same evidence
+            from generator.pages.leaderboard.links import with_related
+
+            bundles = with_related(bundles, report.related)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
-        history = run_history(report.records, config.history, fail_on, site, templates)
+        history = run_history(report.records, config.history, fail_on, site, templates, config.redactor)
         report.history_appended, report.gate = history.appended, history.reasons
         index_inputs = [
             InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
@@ -525,24 +519,40 @@ def build_site(
             if board.page.template == "leaderboard.html"
             for item in board.page.meta.inputs
         ]
-        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b))
+        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links))
 
         tick = bar.stage("writing pages", len(bundles))
-        with staged_site(out, _epoch()) as writer:
+        with staged_site(out, _epoch(), config.redactor) as writer:
             _write_assets(writer, templates, config.noindex)
-            for bundle in bundles:
-                _write_bundle(writer, bundle, templates, report)
-                tick()
+            write_bundles(writer, bundles, templates, lambda url, size: _note_page(report, url, size), tick)
             writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
             if config.leaderboards:
                 writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
-            for board in boards:
-                _write_leaderboard_bundle(writer, board, templates, report)
+            if boards:
+                from generator.render.leaderboard.html import render_leaderboard_page
+
+                write_bundles(
+                    writer,
+                    boards,
+                    templates,
+                    lambda url, size: _note_page(report, url, size),
+                    render=render_leaderboard_page,
+                )
             for url, html, data in history.pages:
                 _write_page(writer, url, html, data, (), report)
-            report.pages = len(bundles) + len(boards) + len(history.pages)
+            run_pages_written = write_transcripts(
+                report.transcript_jobs,
+                lambda url, html, data: _write_page(writer, url, html, data, (), report),
+                writer.redactor,
+                site,
+                templates,
+            )
+            report.transcript_jobs.clear()
+            report.pages = len(bundles) + len(boards) + len(history.pages) + run_pages_written
             report.files = len(writer.written)
             report.total_bytes = writer.total_bytes
+            report.redacted = {kind: len(digests) for kind, digests in sorted(writer.redacted.items())}
+            report.redaction = writer.redactor.enabled
         if writer.kept:
             shown = ", ".join(repr(path) for path in writer.kept[:3])
             more = f" and {len(writer.kept) - 3} more" if len(writer.kept) > 3 else ""
@@ -551,6 +561,6 @@ def build_site(
                 f"they were kept in {writer.kept_in!r}, not deleted"
             )
     if summary is not None:
-        write_summary(summary, report.records, history, config.base_url)
+        write_summary(summary, report.records, history, config.base_url, config.redactor)
     report.seconds = time.perf_counter() - started
     return report

@@ -11,6 +11,8 @@ Schema (unknown keys are errors)::
     output: DIR                     # optional, default "_site"
     noindex: bool                   # optional, default false: robots meta + robots.txt
     strict: bool                    # optional, default false: an entry with bad data fails the build
+    redact: bool | {patterns: [{kind: str, regex: str}]}   # optional, default on (docs/transcripts.md)
+    transcripts: bool               # optional, default true: run and pair pages
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
         title: str
@@ -51,6 +53,7 @@ import yaml
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
+from generator.model.redaction import RedactionRule, Redactor, check_rule
 
 __all__ = [
     "ComparisonConfig",
@@ -69,6 +72,7 @@ MAX_CONFIG_BYTES = 1_000_000
 
 _TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
 _TOP_KEYS |= {"history", "base_url"}  # build history and absolute summary links (docs/history.md)
+_TOP_KEYS |= {"redact", "transcripts"}  # secret redaction and run pages (docs/transcripts.md)
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
 _COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
 _SIDE_KEYS = {"experiment", "treatment"}
@@ -144,6 +148,8 @@ class SiteConfig:
     leaderboards: tuple[LeaderboardConfig, ...] = ()
     history: Path | None = None  # the build history file (docs/history.md); may not exist yet
     base_url: str | None = None  # where the site is published: absolute links in the build summary
+    redactor: Redactor = Redactor()  # secret redaction of every published byte (``redact:``)
+    transcripts: bool = True  # run and pair pages from raw stdout transcripts (``transcripts:``)
 
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
@@ -308,7 +314,7 @@ def _leaderboard_system(value: Any, base: Path, where: str) -> LeaderboardSystem
         raise _fail(f"{where}.format", f"unknown format {fmt!r} (allowed: {', '.join(SYSTEM_FORMATS)})")
     return LeaderboardSystemConfig(
         label,
-        _path(data["experiment"], base, f"{where}.experiment", kind="dir"),
+        _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any"),
         _text(data["treatment"], f"{where}.treatment"),
         str(fmt),
         str(data["experiment"]),
@@ -380,6 +386,24 @@ def _base_url(value: Any) -> str | None:
     return text.rstrip("/") + "/"
 
 
+def _redactor(value: Any) -> Redactor:
+    """``redact:`` true (the default), false (written out to turn it off), or ``{patterns: [...]}``."""
+    if value is None or value is True:
+        return Redactor()
+    if value is False:
+        return Redactor(enabled=False)
+    data = _keys(value, {"patterns"}, set(), "redact")
+    rules: list[RedactionRule] = []
+    for index, item in enumerate(_list(data.get("patterns"), "redact patterns")):
+        where = f"redact patterns[{index}]"
+        pattern = _keys(item, {"kind", "regex"}, {"kind", "regex"}, where)
+        try:
+            rules.append(check_rule(pattern["kind"], pattern["regex"]))
+        except ValueError as error:
+            raise _fail(where, str(error)) from None
+    return Redactor(extra=tuple(rules))
+
+
 def parse_config(data: Any, base_dir: Path) -> SiteConfig:
     """Validate an already-parsed config mapping; *base_dir* anchors relative paths."""
     base = base_dir.resolve()
@@ -407,6 +431,8 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         leaderboards=leaderboards,
         history=_history_path(top.get("history"), base),
         base_url=_base_url(top.get("base_url")),
+        redactor=_redactor(top.get("redact")),
+        transcripts=_bool(top.get("transcripts", True), "transcripts"),
     )
 
 

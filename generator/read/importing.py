@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from generator.model.common import Side, is_number, sha256_text
 from generator.model.formats import NOT_HASHED, ImportOptions
+from generator.model.redaction import safe_cut
 from generator.model.runs import TELEMETRY_FIELDS, CaseManifest, Quality, RunRecord
 
 __all__ = [
@@ -28,7 +30,21 @@ __all__ = [
     "included_quality",
     "json_object",
     "reported_telemetry",
+    "scrub_paths",
 ]
+
+# The folders of an absolute path (POSIX, or a Windows drive), not a URL's or a relative path's.
+_POSIX_FOLDERS = re.compile(r"(?<![\w:/.~<>-])/(?:[^\s/\\'\"()<>:,;]+/)+")
+_WINDOWS_FOLDERS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\s\\'\"()<>:,;]+\\)+")
+
+
+def scrub_paths(text: str) -> str:
+    """``text`` with the folders of every absolute path replaced by ``…`` (the file name stays).
+
+    A harness's error message may name files on the machine that ran it (``/home/someone/…``);
+    the site never shows a foreign machine's paths, so ``/home/someone/proj/x.py`` reads ``…/x.py``.
+    """
+    return _WINDOWS_FOLDERS.sub("…\\\\", _POSIX_FOLDERS.sub("…/", text))
 
 
 def json_object(data: bytes | str) -> dict[str, Any] | str:
@@ -70,18 +86,24 @@ def included_quality(evidence: str) -> Quality:
     return Quality("included", "valid_signal", "Scored by the harness", True, "high", (evidence,))
 
 
+def _evidence(text: str) -> str:
+    """The first 200 characters of an error text, never ending inside a secret (redacted later)."""
+    return text[: safe_cut(text, 200)]
+
+
 def excluded_quality(code: str, reason: str, evidence: str) -> Quality:
     """A run with no valid score that is not an error (e.g. unscored): always excluded."""
-    return Quality("excluded", code, reason, False, "high", (evidence[:200],))
+    return Quality("excluded", code, reason, False, "high", (_evidence(scrub_paths(evidence)),))
 
 
 def error_quality(code: str, reason: str, evidence: str, options: ImportOptions) -> Quality:
     """An errored or limit-stopped run: excluded, or (by option) kept in as a flagged failure."""
+    evidence = scrub_paths(evidence)
     if options.errors_as_failures:
         return Quality(
-            "flagged", code, reason + " (counted as a failure by configuration)", True, "high", (evidence[:200],)
+            "flagged", code, reason + " (counted as a failure by configuration)", True, "high", (_evidence(evidence),)
         )
-    return Quality("excluded", code, reason, False, "high", (evidence[:200],))
+    return Quality("excluded", code, reason, False, "high", (_evidence(evidence),))
 
 
 def reported_telemetry(figures: Mapping[str, Any]) -> dict[str, Any]:

@@ -22,7 +22,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import plotly.io as pio  # type: ignore[import-untyped]
 from markupsafe import Markup
 
-from generator.pages.models import ChartSpec, DotChart, ForestChart, ForestRow, LineChart
+from generator.pages.models import ChartSpec, DotChart, ForestChart, ForestRow, LineChart, ScatterChart
 from generator.pages.names import visible
 
 __all__ = ["build_figure", "figure_json", "fitted_range", "plot_text"]
@@ -312,7 +312,51 @@ def _dot_figure(spec: DotChart) -> go.Figure:
     return fig
 
 
+def _scatter_figure(spec: ScatterChart) -> go.Figure:
+    """One marker per point (its own legend entry and symbol) with a vertical interval; the x axis
+    holds zero (costs and durations are never negative) and the y axis 0-100%."""
+    scale = 100.0 if spec.y_unit == "pp" else 1.0
+    fig = go.Figure(layout=_layout(340))
+    for index, point in enumerate(spec.points):
+        y = round(point.y * scale, 9)
+        upper = point.y_upper if point.y_upper is not None else point.y
+        lower = point.y_lower if point.y_lower is not None else point.y
+        fig.add_trace(
+            go.Scatter(
+                x=[point.x],
+                y=[y],
+                name=plot_text(point.group),
+                mode="markers",
+                marker={"color": _COLORS[index % len(_COLORS)], "size": 11, "symbol": _SYMBOLS[index % len(_SYMBOLS)]},
+                error_y={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": [round(upper * scale - y, 9)],
+                    "arrayminus": [round(y - lower * scale, 9)],
+                    "thickness": 2,
+                    "width": 6,
+                },
+                text=[plot_text(point.hover, 200)],
+                hovertemplate="%{text}<extra></extra>",
+            )
+        )
+    high = max((point.x for point in spec.points), default=0.0)
+    top = high * 1.2 if high > 0 else 1.0
+    # both axes start a little below zero, so the zero lines show and the two "0" tick labels do not
+    # meet at the corner
+    x_extra: dict[str, Any] = {"range": [round(-0.05 * top, 9), round(top, 9)], "zeroline": True}
+    if spec.x_kind == "usd":
+        x_extra["tickprefix"] = "$"
+    elif spec.x_kind == "seconds":
+        x_extra["ticksuffix"] = " s"
+    fig.update_xaxes(_axis(spec.x_title, **x_extra))
+    fig.update_yaxes(_axis(spec.y_title, range=[-5 if scale == 100.0 else -0.05, 105 if scale == 100.0 else 1.05]))
+    return fig
+
+
 def build_figure(spec: ChartSpec) -> go.Figure:
+    if isinstance(spec, ScatterChart):
+        return _scatter_figure(spec)
     if isinstance(spec, LineChart):
         return _line_figure(spec)
     if isinstance(spec, ForestChart):

@@ -1,9 +1,23 @@
 /* evalsite charts: render every Plotly figure whose JSON sits in a
  * <script type="application/json"> block.  No inline script anywhere, so pages
  * work under a strict Content-Security-Policy (script-src 'self').
- * The figure JSON is plain data: JSON.parse never executes anything. */
+ * The figure JSON is plain data: JSON.parse never executes anything.
+ *
+ * Text first, charts when they are needed: a page names the Plotly bundle in
+ * this script's data-plotly attribute instead of loading it up front.  Charts
+ * within reach of the first screen load the bundle at once and are drawn; the
+ * others are drawn as they come near the viewport (IntersectionObserver) and,
+ * one at a time, whenever the browser is idle once the page has loaded and
+ * settled, so every chart is drawn without the reader scrolling.  A page that
+ * loads plotly.min.js itself (a plain <script> before this one) works too. */
 (function () {
   'use strict';
+
+  var self = document.currentScript;
+  var bundle = self ? self.getAttribute('data-plotly') : null;
+  var plotlyState = 'none';  // none | loading | failed
+  var waiting = [];
+  var SETTLE_MS = 400;
 
   // Below this width a forest plot's "metric · arm" and "left vs right" labels
   // take two lines and the text gets smaller, so the plot area keeps a readable
@@ -93,17 +107,88 @@
     el.setAttribute('data-rendered', 'true');
   }
 
-  function start() {
-    var charts = document.querySelectorAll('div.chart[data-figure]');
-    if (!charts.length) { return; }
-    if (!window.Plotly) {
-      for (var i = 0; i < charts.length; i++) {
-        charts[i].textContent = 'Charts need assets/plotly.min.js, which did not load. The tables on this page hold the same numbers.';
-      }
-      return;
-    }
-    for (var j = 0; j < charts.length; j++) { render(charts[j]); }
+  function allCharts() {
+    return Array.prototype.slice.call(document.querySelectorAll('div.chart[data-figure]'));
   }
+
+  function failed() {
+    plotlyState = 'failed';
+    waiting = [];
+    allCharts().forEach(function (el) {
+      if (el.getAttribute('data-rendered') !== 'true') {
+        el.textContent = 'Charts need assets/plotly.min.js, which did not load. The tables on this page hold the same numbers.';
+      }
+    });
+  }
+
+  // Run fn once Plotly is there, loading the bundle (once) when the page has not.
+  function withPlotly(fn) {
+    if (window.Plotly) { fn(); return; }
+    if (plotlyState === 'failed') { return; }
+    waiting.push(fn);
+    if (plotlyState === 'loading') { return; }
+    if (!bundle) { failed(); return; }
+    plotlyState = 'loading';
+    var tag = document.createElement('script');
+    tag.src = bundle;
+    tag.onload = function () {
+      if (!window.Plotly) { failed(); return; }
+      var queue = waiting;
+      waiting = [];
+      queue.forEach(function (run) { run(); });
+    };
+    tag.onerror = failed;
+    document.head.appendChild(tag);
+  }
+
+  function draw(el) {
+    if (el.getAttribute('data-rendered') === 'true' || el.getAttribute('data-queued') === 'true') { return; }
+    el.setAttribute('data-queued', 'true');
+    withPlotly(function () { render(el); });
+  }
+
+  function start() {
+    var charts = allCharts();
+    if (!charts.length) { return; }
+    var reach = window.innerHeight * 1.5;
+    var later = [];
+    charts.forEach(function (el) {
+      var box = el.getBoundingClientRect();
+      var shown = el.offsetParent !== null;
+      if (shown && box.top < reach && box.bottom > -reach) { draw(el); } else { later.push(el); }
+    });
+    if (!later.length) { return; }
+    if ('IntersectionObserver' in window) {
+      var observer = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (entry.isIntersecting) { observer.unobserve(entry.target); draw(entry.target); }
+        });
+      }, {rootMargin: '800px 0px'});
+      later.forEach(function (el) { observer.observe(el); });
+    }
+    var idle = window.requestIdleCallback
+      ? function (fn) { window.requestIdleCallback(fn, {timeout: 1000}); }
+      : function (fn) { window.setTimeout(fn, 100); };
+    function next() {
+      var el = later.shift();
+      if (!el) { return; }
+      draw(el);
+      idle(next);
+    }
+    // once the page has loaded and settled (idle, then a short pause), so that evaluating the
+    // bundle never holds up the first screen; a chart the reader scrolls to is drawn sooner
+    function whenSettled() {
+      idle(function () { window.setTimeout(function () { withPlotly(function () { idle(next); }); }, SETTLE_MS); });
+    }
+    if (document.readyState === 'complete') { whenSettled(); } else { window.addEventListener('load', whenSettled); }
+  }
+
+  // A chart drawn while its collapsed section was closed takes the width of the opened section.
+  document.addEventListener('toggle', function (event) {
+    var box = event.target;
+    if (!box.open || !window.Plotly) { return; }
+    box.querySelectorAll('div.chart[data-rendered="true"]').forEach(function (el) { window.Plotly.Plots.resize(el); });
+  }, true);
 
   if (document.readyState === 'loading') {
     document.addEventListener('DOMContentLoaded', start);

@@ -53,15 +53,33 @@
 
   function updateCount(table, shown, total) {
     var outputs = document.querySelectorAll('output.table-count[data-table="' + table.id + '"]');
+    var column = table.getAttribute('data-filter-column');
+    var header = column !== null && table.tHead ? table.tHead.rows[0].cells[Number(column)] : null;
+    var where = header ? ' (filtered in ' + header.textContent.trim() + ')' : '';
     for (var i = 0; i < outputs.length; i++) {
-      outputs[i].textContent = shown === total ? total + ' rows' : shown + ' of ' + total + ' rows';
+      outputs[i].textContent = shown === total ? total + ' rows' : shown + ' of ' + total + ' rows' + where;
     }
+  }
+
+  /* Whether a row holds the filter text: anywhere in the row, or, when the table is filtered in
+   * one column (a failure-reason link: data-filter-column), as one of that cell's "; " items
+   * ("match='I' ×2" counts as "match='I'"). */
+  function holds(table, row, needle) {
+    if (!needle) { return true; }
+    var column = table.getAttribute('data-filter-column');
+    if (column === null) { return row.textContent.toLowerCase().indexOf(needle) !== -1; }
+    var cell = row.cells[Number(column)];
+    if (!cell) { return false; }
+    return cell.textContent.split('; ').some(function (item) {
+      return item.trim().replace(/ \u00d7\d+$/, '').toLowerCase() === needle;
+    });
   }
 
   function makeFilter(input) {
     var table = document.getElementById(input.getAttribute('data-table'));
     if (!table || !table.tBodies.length) { return; }
     input.addEventListener('input', function () {
+      table.removeAttribute('data-filter-column');  // typed text searches the whole row
       var needle = input.value.trim().toLowerCase();
       var rows = table.tBodies[0].rows;
       var shown = 0;
@@ -72,7 +90,7 @@
         var view = table.getAttribute('data-view');
         var words = view ? view.split(' ') : [];
         var inView = !words.length || words.some(function (w) { return rows[i].classList.contains(w); });
-        var match = inView && (!needle || rows[i].textContent.toLowerCase().indexOf(needle) !== -1);
+        var match = inView && holds(table, rows[i], needle);
         rows[i].hidden = !match;
         if (match) { shown += 1; }
       }
@@ -93,7 +111,7 @@
       if (rows[i].classList.contains('empty')) { continue; }
       total += 1;
       var inView = !words.length || words.some(function (w) { return rows[i].classList.contains(w); });
-      var match2 = inView && (!needle || rows[i].textContent.toLowerCase().indexOf(needle) !== -1);
+      var match2 = inView && holds(table, rows[i], needle);
       rows[i].hidden = !match2;
       if (match2) { shown += 1; }
     }
@@ -133,6 +151,11 @@
       if (!table) { return; }
       openAround(table);
       var input = document.querySelector('input.table-filter[data-table="' + table.id + '"]');
+      if (link.hasAttribute('data-filter-column')) {
+        table.setAttribute('data-filter-column', link.getAttribute('data-filter-column'));
+      } else {
+        table.removeAttribute('data-filter-column');
+      }
       if (link.hasAttribute('data-filter')) {
         if (input) { input.value = link.getAttribute('data-filter'); }
         applyView(table, '');
@@ -155,6 +178,7 @@
       var table = target.closest('table');
       var input = document.querySelector('input.table-filter[data-table="' + table.id + '"]');
       if (input) { input.value = ''; }
+      table.removeAttribute('data-filter-column');
       applyView(table, '');
     }
     target.scrollIntoView({block: 'center'});

@@ -31,6 +31,8 @@ def unavailable(reason: str) -> NoReturn:
 
 PAGE_KINDS = ("index", "comparison", "task", "ledger", "arm", "entry-error")
 LEADERBOARD_KINDS = ("leaderboard", "leaderboard-system", "leaderboard-pair")
+RUN_KINDS = ("run", "pair")  # transcripts (issue 14): a run's pages and a pair's aligned steps
+HISTORY_KINDS = ("trend",)  # trends/<kind>s/<id>/: only a site with a build history (the example has one)
 DESKTOP = {"width": 1280, "height": 900}
 MOBILE = {"width": 375, "height": 812}
 
@@ -55,6 +57,8 @@ def page_kind(root: Path, path: Path) -> str:
     if error:
         return "entry-error"
     if parts[0] == "comparisons":
+        if len(parts) > 5:  # tasks/<slug>/runs/<run>/[page-N/] and tasks/<slug>/pairs/<rep>/ (issue 14)
+            return {"runs": "run", "pairs": "pair"}[parts[4]]
         return "comparison" if len(parts) == 3 else "task"
     if parts[0] == "ledgers":
         return "ledger" if len(parts) == 3 else "arm"
@@ -62,6 +66,8 @@ def page_kind(root: Path, path: Path) -> str:
         if len(parts) == 3:
             return "leaderboard"
         return {"systems": "leaderboard-system", "pairs": "leaderboard-pair"}[parts[2]]
+    if parts[0] == "trends" and len(parts) == 4:
+        return "trend"
     raise AssertionError(f"unknown page {path}")
 
 
@@ -229,7 +235,8 @@ def chart_problems(page: Any, path: Path) -> list[str]:
             problems.append(f"{chart_id}: points drawn {state['points']}, figure has {want_points}")
         if not sum(want_points) and not heatmaps:
             problems.append(f"{chart_id}: the figure has no points at all")
-        want_bars = [len(defined_points(t)) if t.get("error_x") else 0 for t in traces]
+        # horizontal (forest plots) or vertical (cost or duration against pass@1) intervals
+        want_bars = [len(defined_points(t)) if t.get("error_x") or t.get("error_y") else 0 for t in traces]
         if state["errorbars"] != want_bars:
             problems.append(f"{chart_id}: error bars drawn {state['errorbars']}, figure has {want_bars}")
         if fig.get("layout", {}).get("showlegend", len(traces) > 1):

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -71,10 +72,14 @@ def browser(playwright_instance):
 def example_site(tmp_path_factory) -> Path:
     """The bundled example, built by ``evalsite build`` exactly as ``make site`` does."""
     out = tmp_path_factory.mktemp("browser-example") / "_site"
+    # a copy of the committed example history: the trend pages are built, the file is never appended to
+    history = out.parent / "history.jsonl"
+    shutil.copyfile(REPO / "examples" / "history" / "history.jsonl", history)
     env = {**os.environ, "EVALSITE_NO_PROGRESS": "1"}
     env.pop("SOURCE_DATE_EPOCH", None)
     result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--config", "site-config.yaml", "--out", str(out)],
+        [sys.executable, "-m", "generator", "build", "--config", "site-config.yaml", "--out", str(out)]
+        + ["--history", str(history)],
         cwd=REPO,
         env=env,
         capture_output=True,

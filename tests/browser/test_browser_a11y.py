@@ -24,7 +24,8 @@ AXE_OPTIONS = {
 BLOCKING = ("serious", "critical")
 
 CASES = [
-    ("example", kind) for kind in ("index", "comparison", "task", "ledger", "arm", *browsing.LEADERBOARD_KINDS)
+    ("example", kind)
+    for kind in ("index", "comparison", "task", "ledger", "arm", *browsing.LEADERBOARD_KINDS, *browsing.HISTORY_KINDS)
 ] + [("hostile", kind) for kind in ("index", "comparison", "task", "ledger", "arm", "entry-error")]
 
 

@@ -3,6 +3,8 @@
 - Every forest plot's x-axis is fitted: it holds every interval, its estimate and zero, and is not
   the fixed [-1, 1] when the data span much less; the zero line is drawn.
 - Series that share a value (pass@1 = pass^1 when k = 1) are drawn as distinct markers.
+- The cost-or-duration versus pass@1 chart: one marker per side with its vertical interval (error_y),
+  every interval and marker inside the drawn axes, zero inside both.
 - Ledger pages open with each candidate's recommendation and failed conditions, arm pages with the
   arm's standing, inside the first screen at 1280 x 900 and 375 x 812.
 """
@@ -26,6 +28,34 @@ def _forest_charts(example_site):
             for chart_id, fig in browsing.figures(path).items():
                 if any(trace.get("error_x") for trace in fig.get("data", [])):
                     yield path, chart_id, fig
+
+
+BOTH_AXES = """(id) => { const el = document.getElementById(id); const l = el._fullLayout;
+  return {x: l.xaxis.range, y: l.yaxis.range, points: el.querySelectorAll('g.points path').length,
+          bars: el.querySelectorAll('g.errorbar').length}; }"""
+
+
+def test_cost_or_duration_chart_draws_each_side_with_its_vertical_interval(example_site, site_page):
+    checked = {}
+    for path in browsing.pages_of_kind(example_site, "comparison"):
+        figures = browsing.figures(path)
+        fig = figures.get("chart-efficiency")
+        if fig is None:
+            continue
+        traces = fig["data"]
+        assert len(traces) == 2 and all(t.get("error_y") and not t.get("error_x") for t in traces)
+        page = site_page(path, example_site)
+        drawn = page.page.evaluate(BOTH_AXES, "chart-efficiency")
+        assert drawn["points"] == 2 and drawn["bars"] == 2, drawn
+        (x_low, x_high), (y_low, y_high) = drawn["x"], drawn["y"]
+        assert x_low < 0 < x_high and (y_low, y_high) == (-5, 105)  # zero inside both axes, 0-100% shown
+        for trace in traces:
+            (x,), (y,) = trace["x"], trace["y"]
+            ey = trace["error_y"]
+            assert 0 <= x <= x_high and 0 <= y - ey["arrayminus"][0] <= y <= y + ey["array"][0] <= 100
+        checked[page.name] = fig["layout"]["xaxis"].get("tickprefix") or fig["layout"]["xaxis"].get("ticksuffix")
+    # the example has a Comet comparison with re-derived cost and an Inspect one with reported durations only
+    assert "$" in checked.values() and " s" in checked.values(), checked
 
 
 def test_forest_axes_fit_the_intervals_and_show_zero(example_site, site_page):

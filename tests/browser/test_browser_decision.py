@@ -229,3 +229,88 @@ def test_index_cards_show_effect_size(site_page, realscale_site):
     for entry in ("wide", "deep"):
         text = visit.page.locator(f"#comparison-{entry}").inner_text()
         assert PP.search(text) and PP_INTERVAL.search(text), text
+
+
+PER_SIDE = """(column) => [...document.querySelectorAll('#task-outcomes-table-t tbody tr')]
+    .filter(r => !r.hidden && !r.classList.contains('empty')).map(r => r.cells[column].textContent)"""
+
+
+def test_failure_reason_links_filter_the_outcomes_per_side(site_page, realscale_site, example_site):
+    """A count links to that side's tasks with that reason: as many rows as it counts tasks, each holding
+    the reason in that side's own column (not merely somewhere in the row)."""
+    checked = set()
+    for root, entry in ((realscale_site, "deep"), (example_site, "inspect-quiz"), (example_site, "native-vs-beta")):
+        page = site_page(root / "comparisons" / entry / "index.html", root).page
+        headers = page.evaluate("() => [...document.querySelectorAll('#task-outcomes-table-t thead th')].map(h => h.textContent)")
+        links = page.locator("#failure-reasons-table a[data-filter-column]")
+        for index in range(min(links.count(), 8)):
+            link = links.nth(index)
+            reason, column = link.get_attribute("data-filter"), int(link.get_attribute("data-filter-column"))
+            side = "Candidate" if column == 5 else "Baseline"
+            assert headers[column].startswith(f"{side} failed checks"), headers
+            tasks = int(re.search(r"/ ([\d,]+) task", link.inner_text()).group(1).replace(",", ""))
+            link.click()
+            cells = page.evaluate(PER_SIDE, column)
+            items = [[re.sub(r" ×\d+$", "", item.strip()) for item in cell.split("; ")] for cell in cells]
+            assert len(cells) == tasks and all(reason in found for found in items), (entry, reason, side, cells)
+            count = page.locator('output.table-count[data-table="task-outcomes-table-t"]').first.inner_text()
+            total = page.evaluate("() => document.querySelectorAll('#task-outcomes-table-t tbody tr:not(.empty)').length")
+            assert count == f"{total} rows" if len(cells) == total else f"filtered in {side} failed checks" in count
+            checked.add((entry, side))
+        # typing in the filter box searches whole rows again
+        page.locator('input.table-filter[data-table="task-outcomes-table-t"]').fill("")
+        assert page.evaluate("() => document.getElementById('task-outcomes-table-t').hasAttribute('data-filter-column')") is False
+    assert {side for _entry, side in checked} == {"Candidate", "Baseline"}, checked
+
+
+def test_task_page_pairs_and_runs_rows_have_stable_anchors(browser, example_site):
+    """Every pairs-table and runs-table row of a task page has an id from its side and repetition; the
+    ids are unique, and opening the page at one highlights that row."""
+    pages = sorted((example_site / "comparisons" / "native-vs-beta" / "tasks").glob("*/index.html"))
+    assert pages
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        page = context.new_page()
+        for path in pages[:3]:
+            page.goto(path.as_uri())
+            ids = page.evaluate(
+                """() => ['pairs-table', 'runs-table'].map(t => [...document.querySelectorAll(
+                     '#' + t + '-t tbody tr:not(.empty), #' + t + ' tbody tr:not(.empty)')].map(r => r.id))"""
+            )
+            pairs, runs = ids
+            assert pairs and all(re.fullmatch(r"pair-r\d+", i) for i in pairs), pairs
+            assert runs and all(re.fullmatch(r"run-(candidate|baseline)-r\d+(-\d+)?", i) for i in runs), runs
+            assert len(set(pairs + runs)) == len(pairs) + len(runs)
+            reps = page.evaluate("() => [...document.querySelectorAll('tr[id^=\"pair-r\"] td:first-child')].map(c => c.textContent)")
+            assert [f"pair-r{rep}" for rep in reps] == pairs
+        target = runs[-1]
+        page.goto(path.as_uri() + "#" + target)
+        outline = page.locator(f"#{target} td").first.evaluate("e => getComputedStyle(e).outlineStyle")
+        assert outline == "solid"
+        assert page.locator(f"#{pairs[0]} td").first.evaluate("e => getComputedStyle(e).outlineStyle") != "solid"
+    finally:
+        context.close()
+
+
+def test_ledger_and_arm_pages_link_their_jargon_to_the_glossary(site_page, example_site):
+    glossary = example_site / "glossary.html"
+    ids = set(re.findall(r'id="([^"]+)"', glossary.read_text(encoding="utf-8")))
+    for kind, wanted in (("ledger", {"kill-path", "containment", "tango", "mcnemar", "design-effect"}), ("arm", set())):
+        paths = browsing.pages_of_kind(example_site, kind)
+        assert paths
+        for path in paths[:4]:
+            visit = site_page(path, example_site)
+            hrefs = visit.page.evaluate(
+                "() => [...document.querySelectorAll('a[href*=\"glossary.html\"]')].map(a => a.getAttribute('href'))"
+            )
+            assert hrefs, path
+            fragments = set()
+            for href in hrefs:
+                parts = urlsplit(href)
+                assert (path.parent / unquote(parts.path)).resolve() == glossary.resolve(), href
+                assert not parts.fragment or parts.fragment in ids, href
+                fragments.add(parts.fragment)
+            assert wanted <= fragments, (path, wanted - fragments)
+            # the first screen's decision links the glossary too
+            first = visit.page.locator("section.decision a[href*='glossary.html']").count()
+            assert first >= 1, path

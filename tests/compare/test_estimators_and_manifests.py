@@ -64,7 +64,9 @@ def test_task_macro_coverage_never_lowers_k(results, ks) -> None:
         if not eligible:
             assert (m.pass_at_k, m.pass_pow_k, m.pass_pow_k_unbiased) == (None, None, None)
         else:
-            assert 0.0 <= m.pass_pow_k_unbiased <= m.pass_at_k <= 1.0 + 1e-12
+            # The estimators are the reference's float formulas (bit for bit), so the order holds up to
+            # rounding: 1 of 5 at k=1 gives pass@1 = 1 - 4/5 = 0.19999999999999996 and pass^1 = 0.2.
+            assert 0.0 <= m.pass_pow_k_unbiased <= m.pass_at_k + 1e-12 <= 1.0 + 2e-12
 
 
 @pytest.mark.parametrize("bad", ["", "0", "1,,2", "-1", "x", "1.5", "²"])

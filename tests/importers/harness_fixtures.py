@@ -15,7 +15,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["claude_stream", "harbor_job", "harbor_trial", "swebench_run", "swebench_submission"]
+__all__ = [
+    "atif_steps",
+    "claude_stream",
+    "harbor_job",
+    "harbor_trial",
+    "swebench_run",
+    "swebench_submission",
+    "swebench_trajectory",
+]
 
 
 def _write(path: Path, value: Any) -> None:
@@ -110,8 +118,38 @@ def harbor_trial(
     return result
 
 
-def harbor_job(root: Path, trials: list[dict[str, Any]], *, stdout: dict[str, str] | None = None) -> Path:
-    """``jobs/<job>/`` with its ``config.json``, ``result.json`` and one folder per trial."""
+def atif_steps(tool_calls: list[int]) -> list[dict[str, Any]]:
+    """ATIF ``steps``: a system prompt, the task, then one agent step per entry with that many tool calls."""
+    steps: list[dict[str, Any]] = [
+        {"step_id": 1, "source": "system", "message": "You are an agent."},
+        {"step_id": 2, "source": "user", "message": "Fix the bug."},
+    ]
+    for n in tool_calls:
+        calls = [
+            {"tool_call_id": f"c{len(steps)}-{i}", "function_name": "bash", "arguments": {"cmd": "ls"}}
+            for i in range(n)
+        ]
+        steps.append(
+            {
+                "step_id": len(steps) + 1,
+                "source": "agent",
+                "message": "working",
+                "tool_calls": calls,
+                "metrics": {"prompt_tokens": 100, "completion_tokens": 10, "cached_tokens": 50},
+            }
+        )
+    return steps
+
+
+def harbor_job(
+    root: Path,
+    trials: list[dict[str, Any]],
+    *,
+    stdout: dict[str, str] | None = None,
+    steps: dict[str, list[dict[str, Any]]] | None = None,
+) -> Path:
+    """``jobs/<job>/`` with its ``config.json``, ``result.json`` and one folder per trial (``steps``: a
+    trial's ATIF ``agent/trajectory.json`` steps; empty otherwise)."""
     _write(root / "config.json", {"job_name": root.name, "n_attempts": 3, "agents": [{"name": "claude-code"}]})
     _write(root / "result.json", {"id": "job-1", "n_total_trials": len(trials), "stats": {"n_trials": len(trials)}})
     for trial in trials:
@@ -120,7 +158,13 @@ def harbor_job(root: Path, trials: list[dict[str, Any]], *, stdout: dict[str, st
         _write(folder / "result.json", trial)
         (folder / "trial.log").parent.mkdir(parents=True, exist_ok=True)
         (folder / "trial.log").write_text("trial log\n", encoding="utf-8")
-        _write(folder / "agent" / "trajectory.json", {"schema_version": "ATIF-v1.2", "steps": []})
+        trajectory = {
+            "schema_version": "ATIF-v1.4",
+            "session_id": trial["trial_name"],
+            "agent": {"name": "claude-code", "version": "2.0.0"},
+            "steps": (steps or {}).get(trial["trial_name"], []),
+        }
+        _write(folder / "agent" / "trajectory.json", trajectory)
         (folder / "verifier").mkdir(exist_ok=True)
         (folder / "verifier" / "reward.txt").write_text(str((trial.get("verifier_result") or {}).get("rewards")))
         if stdout and trial["trial_name"] in stdout:
@@ -154,8 +198,40 @@ def swebench_run(
     return root
 
 
-def swebench_submission(root: Path, results: dict[str, list[str]], preds: list[str]) -> Path:
-    """``evaluation/<split>/<date>_<name>/`` with ``results/results.json`` and ``all_preds.jsonl``."""
+def swebench_trajectory(instance: str, cost: float, sent: int, received: int, calls: int) -> dict[str, Any]:
+    """A SWE-agent ``.traj`` file: its ``trajectory`` steps, ``history`` and ``info.model_stats``."""
+    steps = [{"action": "ls", "observation": "README.md", "thought": "look around", "response": "ls"}] * calls
+    return {
+        "environment": "swe_main",
+        "trajectory": steps,
+        "history": [{"role": "system", "content": "You are a helpful assistant."}],
+        "info": {
+            "exit_status": "submitted",
+            "submission": "diff --git a/x b/x\n",
+            "model_stats": {
+                "instance_cost": cost,
+                "tokens_sent": sent,
+                "tokens_received": received,
+                "api_calls": calls,
+            },
+        },
+        "replay_config": "{}",
+        "environment_info": {"instance_id": instance},
+    }
+
+
+def swebench_submission(
+    root: Path, results: dict[str, list[str]], preds: list[str], trajs: dict[str, Any] | None = None
+) -> Path:
+    """``evaluation/<split>/<date>_<name>/`` with ``results/results.json``, ``all_preds.jsonl`` and
+    optional ``trajs/``: name (``<instance>.traj``, ``<instance>/<instance>.traj.json``) -> content
+    (a dict as JSON, a str as it is)."""
+    for name, content in (trajs or {}).items():
+        if isinstance(content, str):
+            (root / "trajs" / name).parent.mkdir(parents=True, exist_ok=True)
+            (root / "trajs" / name).write_text(content, encoding="utf-8")
+        else:
+            _write(root / "trajs" / name, content)
     _write(root / "results" / "results.json", results)
     (root / "metadata.yaml").write_text("name: test\n", encoding="utf-8")
     lines = [json.dumps({"instance_id": i, "model_name_or_path": "m", "model_patch": "diff"}) for i in preds]

@@ -6,11 +6,19 @@ import os
 from pathlib import Path
 
 import pytest
-from harness_fixtures import claude_stream, harbor_job, harbor_trial, swebench_run, swebench_submission
+from harness_fixtures import (
+    atif_steps,
+    claude_stream,
+    harbor_job,
+    harbor_trial,
+    swebench_run,
+    swebench_submission,
+    swebench_trajectory,
+)
 
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED, ImportOptions
-from generator.pipelines.compare import ComparisonInputs, compare_experiments
+from generator.pipelines.compare import ComparisonInputs, compare_experiments, render_comparison
 from generator.read.formats import detect_format
 from generator.read.harbor.job import load_harbor
 from generator.read.swebench.run import load_swebench
@@ -142,3 +150,67 @@ def test_different_formats_pair_by_task_id_and_claim_no_hash_agreement(tmp_path:
     (pair,) = result.alignment.pairs
     assert pair.case_hash == NOT_HASHED and pair.candidate.passed and not pair.baseline.passed
     assert pair.candidate.manifest.source.startswith("not hashed across formats")
+
+
+def _trajectory_submission(root: Path, costs: dict[str, float], *, bad: str | None = None) -> Path:
+    """A submission of four instances; each in ``costs`` has a SWE-agent trajectory with that cost."""
+    names = ["a__a-1", "a__a-2", "a__a-3", "a__a-4"]
+    trajs: dict[str, object] = {}
+    for i, (instance, cost) in enumerate(sorted(costs.items())):
+        name = f"{instance}.traj" if i % 2 == 0 else f"{instance}/{instance}.traj.json"  # both layouts
+        trajs[name] = swebench_trajectory(instance, cost, sent=1000 * (i + 1), received=100 * (i + 1), calls=3 + i)
+    if bad is not None:
+        trajs[f"{bad}.traj"] = "{not json"
+    return swebench_submission(root, {"resolved": names[:2], "no_generation": [names[3]]}, names, trajs)
+
+
+def test_swebench_trajectory_cost_is_reported_telemetry_and_a_bad_file_is_skipped(tmp_path: Path) -> None:
+    folder = _trajectory_submission(
+        tmp_path / "evaluation" / "lite" / "20250101_agent", {"a__a-1": 0.5, "a__a-2": 1.25}, bad="a__a-3"
+    )
+    experiment = load_swebench("baseline", folder, "agent", ImportOptions())
+    records = {r.task: r for r in experiment.records}
+    first = records["a__a-1"].report["reported_telemetry"]
+    assert first["total_cost_usd"] == 0.5 and first["output_tokens"] == 100 and first["total_tokens"] == 1100
+    assert first["input_tokens"] is None  # tokens_sent includes the cache, not told apart: never "non-cache"
+    assert first["api_calls"] == 3 and first["source"] == "reported by the agent (trajs/a__a-1.traj: info.model_stats)"
+    nested = records["a__a-2"].report["reported_telemetry"]
+    assert nested["total_cost_usd"] == 1.25 and "a__a-2/a__a-2.traj.json" in nested["source"]
+    assert records["a__a-3"].report["reported_telemetry"] is None  # bad file: no numbers, run still counts
+    assert records["a__a-4"].report["reported_telemetry"] is None  # no trajectory at all
+    assert [(s.file, s.reason) for s in experiment.skipped] == [("trajs/a__a-3.traj", "is not valid JSON")]
+
+
+def test_swebench_trajectory_cost_reaches_the_efficiency_tables(tmp_path: Path) -> None:
+    cand = _trajectory_submission(tmp_path / "c", {"a__a-1": 0.5, "a__a-2": 1.5, "a__a-4": 1.0})
+    base = _trajectory_submission(tmp_path / "b", {"a__a-1": 1.0, "a__a-2": 2.5, "a__a-4": 3.0})
+    result = compare_experiments(
+        ComparisonInputs(cand, "x", base, "y", candidate_format="swebench", baseline_format="swebench")
+    )
+    document = render_comparison(result).document
+    strict = document["efficiency"]["strict_success"]
+    cost = {r["label"]: r for r in strict["reported_rows"]}["Model cost"]
+    assert cost["complete"] == 2 and cost["candidate_average"] == 1.0 and cost["baseline_average"] == 1.75
+    everything = {r["label"]: r for r in document["efficiency"]["all_aligned"]["reported_rows"]}["Model cost"]
+    assert everything["complete"] == 3  # a__a-3 has no trajectory on either side
+    run = next(r for r in document["runs"] if r["side"] == "candidate" and r["task"] == "a__a-1")
+    assert run["artifact"] == "reported" and "info.model_stats" in run["artifact_reason"]
+
+
+def test_harbor_turns_and_tool_calls_are_counted_from_the_atif_trajectory(tmp_path: Path) -> None:
+    trials = [
+        harbor_trial("t", "aaaaaaa", started=T0.format(1), reward=1.0),
+        harbor_trial("t", "bbbbbbb", started=T0.format(2), reward=0.0),
+    ]
+    job = harbor_job(tmp_path / "job", trials, steps={"t__aaaaaaa": atif_steps([2, 1, 0])})
+    (with_steps, without) = load_harbor("candidate", job, "claude-code", ImportOptions()).records
+    counted = with_steps.report["reported_telemetry"]
+    assert (counted["num_turns"], counted["tool_calls"]) == (3, 3)  # agent steps only; system and user left out
+    assert counted["source"].endswith("; turns and tool calls from agent/trajectory.json)")
+    assert counted["input_tokens"] == 900  # the token figures stay Harbor's agent_result
+    plain = without.report["reported_telemetry"]  # an empty trajectory gives no counts
+    assert plain["num_turns"] is None and plain["tool_calls"] is None and "trajectory" not in plain["source"]
+    # a trajectory that is not ATIF is not counted
+    (job / "t__aaaaaaa" / "agent" / "trajectory.json").write_text('{"steps": [{"source": "agent"}]}')
+    again = load_harbor("candidate", job, "claude-code", ImportOptions()).records[0]
+    assert again.report["reported_telemetry"]["num_turns"] is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,10 @@ def example_site(tmp_path_factory):
     config_text = (REPO / "site-config.yaml").read_text()
     config_text = config_text.replace(" examples/", f" {EXAMPLES.as_posix()}/")
     config_text = config_text.replace(f"{EXAMPLES.as_posix()}/ledger/", f"{ledger.as_posix()}/")
+    # a copy of the committed example history: trend pages are built, the committed file is never appended to
+    history = EXAMPLES / "history" / "history.jsonl"
+    shutil.copyfile(history, root / "history.jsonl")
+    config_text = config_text.replace(f" {history.as_posix()}\n", " history.jsonl\n")
     (root / "site-config.yaml").write_text(config_text)
     config = load_config(root / "site-config.yaml")
     out = tmp_path_factory.mktemp("example-site") / "_site"
@@ -96,3 +101,12 @@ def test_an_imported_side_says_its_format_and_what_it_cannot_record(example_site
     assert "Repetition = the sample&#39;s epoch" in page or "Repetition = the sample's epoch" in page
     native = (site / "comparisons" / "native-vs-beta" / "index.html").read_text(encoding="utf-8")
     assert "side is in the" not in native  # Comet sides carry no format notice
+
+
+def test_example_history_is_current_and_gives_trend_pages(example_site):
+    out, report = example_site
+    assert report.history_appended == 0, (
+        "the example inputs no longer match examples/history/history.jsonl: run scripts/make_example_history.py"
+    )
+    assert (out / "trends" / "comparisons" / "native-vs-beta" / "index.html").is_file()
+    assert (out / "trends" / "leaderboards" / "example-agents" / "index.html").is_file()

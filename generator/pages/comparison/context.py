@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from generator.model.common import SIDES
@@ -106,6 +106,8 @@ class ComparisonSource:
     inputs: tuple[InputDigest, ...]
     tasks_configured: bool
     statistics: StatisticsSection = StatisticsSection()
+    # (side, task, rep, report file) -> (URL variant, None when the run page shows the transcript, else why not)
+    run_pages: Mapping[tuple[str, str, int, str], tuple[str, str | None]] = field(default_factory=dict)
 
 
 def task_difference(row: Mapping[str, Any]) -> float | None:

@@ -33,6 +33,10 @@ OUTCOME_VIEWS = (
 _DIRECTION = {"better": "candidate better", "worse": "candidate worse", "tie": "same result"}
 
 
+#: The outcome table's columns of each side's failed checks (0-based; see ``outcomes_table``).
+OUTCOME_FAILURE_COLUMNS = (5, 6)
+
+
 def row_anchor(kind: str, task: str) -> str:
     return f"{kind}-{name_slug(task)}"
 
@@ -118,6 +122,8 @@ class DecisionSections(ComparisonContext):
                     runs[side][reason] += n
                     tasks[side][reason].add(task)
         rows = []
+        # a count links to the task outcomes showing that side's tasks with that reason (its own column)
+        column = {"candidate": OUTCOME_FAILURE_COLUMNS[0], "baseline": OUTCOME_FAILURE_COLUMNS[1]}
         for reason in sorted(set(runs["candidate"]) | set(runs["baseline"])):
             term = "quality-excluded" if reason == "quality-excluded" else "checks-failed"
             cells = [Cell(reason, None, term_href(self.url, term), "mono")]
@@ -125,7 +131,15 @@ class DecisionSections(ComparisonContext):
                 n, t = runs[side][reason], len(tasks[side][reason])
                 shown = f"{n:,} run{'s' if n != 1 else ''} / {t:,} task{'s' if t != 1 else ''}" if n else "0"
                 cells.append(
-                    Cell(shown, str(n), "#task-outcomes-table" if n else None, "num", None, reason if n else None)
+                    Cell(
+                        shown,
+                        str(n),
+                        "#task-outcomes-table" if n else None,
+                        "num",
+                        f"{side_label(side)} tasks with {reason}" if n else None,
+                        reason if n else None,
+                        column[side] if n else None,
+                    )
                 )
             rows.append(Row(tuple(cells), "", f"failure-{name_slug(reason)}"))
         return Table(

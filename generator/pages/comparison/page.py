@@ -67,6 +67,8 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
             failure_table=self.failure_table(),
             glossary_href=rel(self.url, GLOSSARY_URL),
             task_chart=self.task_difference_chart(),
+            efficiency_chart=self.efficiency_chart(),
+            imported=any(self.doc[side].get("format", "comet") != "comet" for side in ("candidate", "baseline")),
         )
         return PageBundle(page, self.doc, (("report.md", self.source.markdown),))
 

@@ -22,7 +22,20 @@ from generator.pages.comparison.context import (
     side_label,
     task_difference,
 )
-from generator.pages.models import Cell, Column, Dot, DotChart, LineChart, Link, Notice, Row, Series, Table
+from generator.pages.models import (
+    Cell,
+    Column,
+    Dot,
+    DotChart,
+    LineChart,
+    Link,
+    Notice,
+    Row,
+    ScatterChart,
+    ScatterPoint,
+    Series,
+    Table,
+)
 
 __all__ = ["ComparisonSections"]
 
@@ -197,6 +210,64 @@ class ComparisonSections(ComparisonContext):
             y_range=(0.0, 1.05),
         )
 
+    def efficiency_chart(self) -> ScatterChart | None:
+        """Cost per run (else wall duration per run) against pass@1, one point per side with its 95%
+        interval; None without such telemetry on both sides or without pass@1 (k = 1 not requested)."""
+        block = self.doc["efficiency"]["all_aligned"]
+        found = None
+        for key, kind, what in (("total_cost_usd", "usd", "model cost"), ("duration_seconds", "seconds", "duration")):
+            for rows, source in (
+                (block["rows"], "re-derived from the agent's own stdout"),
+                (block.get("reported_rows") or (), "reported by the harness"),
+            ):
+                row = next((r for r in rows if r["key"] == key and r["complete"]), None)
+                if (
+                    row is not None
+                    and fmt.is_number(row["candidate_average"])
+                    and fmt.is_number(row["baseline_average"])
+                ):
+                    found = (row, kind, what, source)
+                    break
+            if found:
+                break
+        if found is None:
+            return None
+        row, kind, what, source = found
+        points = []
+        for side in SIDES:
+            entry = next((e for e in self.doc["statistics"][side] if e.get("k") == 1), None)
+            metric = (entry or {}).get("pass_at_k") or {}
+            value, interval = metric.get("estimate"), metric.get("interval") or {}
+            if not isinstance(value, int | float) or isinstance(value, bool):
+                return None
+            estimate = float(value)
+            average = row[f"{side}_average"]
+            points.append(
+                ScatterPoint(
+                    f"{side_label(side)} ({self.treatment[side]})",
+                    float(average),
+                    estimate,
+                    interval.get("lower"),
+                    interval.get("upper"),
+                    f"{side_label(side)} ({self.treatment[side]}): pass@1 {estimate * 100:.1f}%, "
+                    f"{what} {fmt.by_kind(average, row['kind'])} per run",
+                )
+            )
+        return ScatterChart(
+            id="chart-efficiency",
+            title=f"{what.capitalize()} per run against pass@1",
+            caption=(
+                f"Each side's average {what} per run ({source}; over the {row['complete']:,} aligned pairs where both "
+                "sides have it) against its task-macro pass@1, with the 95% interval of pass@1 as a vertical bar. "
+                f"Up is better; left is {'cheaper' if kind == 'usd' else 'faster'}."
+            ),
+            x_title=f"{what} per run ({source})",
+            y_title="pass@1 (%)",
+            points=tuple(points),
+            x_kind=kind,
+            y_unit="pp",
+        )
+
     def task_difference_chart(self, per_direction: int = 10) -> DotChart | None:
         """The tasks that drive the result: the largest per-task differences in matched pass rate
         (candidate − baseline), up to *per_direction* each way, most positive first; None when no
@@ -282,7 +353,9 @@ class ComparisonSections(ComparisonContext):
                 missing.append((self.treatment[side], links))
         table = Table(
             id="duration-table",
-            caption="Duration from raw stdout",
+            caption="Duration"
+            if any(self.doc[side].get("format", "comet") != "comet" for side in SIDES)
+            else "Duration from raw stdout",
             columns=(
                 Column("Treatment"),
                 Column("Matched pairs", True),

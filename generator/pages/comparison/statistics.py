@@ -49,16 +49,8 @@ def verdict_sentence(verdict: StatisticsVerdict) -> str:
     return verdict.sentence[:1].upper() + verdict.sentence[1:]
 
 
-def pp(value: float | None, digits: int = 1) -> str:
-    """A difference of rates in signed percentage points ("+5.2 pp"); N/A when undefined."""
-    return fmt.NA if value is None else f"{value * 100:+.{digits}f} pp".replace("-", "−")
-
-
-def pp_interval(lower: float | None, upper: float | None, digits: int = 1) -> str:
-    """A 95% interval of a difference in percentage points ("[−1.0, +11.4] pp")."""
-    if lower is None or upper is None:
-        return fmt.NA
-    return f"[{pp(lower, digits)[:-3]}, {pp(upper, digits)[:-3]}] pp"
+pp = fmt.pp  # one place for the format: pages/format.py
+pp_interval = fmt.pp_interval
 
 
 def _p(value: float | None) -> str:

@@ -7,6 +7,7 @@ alignment issues.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,7 +16,7 @@ from generator.model.runs import PART_STATES, task_folder_problem
 from generator.pages import format as fmt
 from generator.pages.comparison.context import MANIFEST_FIELDS, TELEMETRY_FIELDS, ComparisonContext, side_label
 from generator.pages.models import Cell, Column, InputDigest, Link, Notice, PageBundle, Row, Table, TaskPage
-from generator.pages.urls import index_url, rel, task_url
+from generator.pages.urls import index_url, pair_url, rel, run_url, task_url
 
 __all__ = ["TaskPages"]
 
@@ -114,6 +115,25 @@ class TaskPages(ComparisonContext):
         )
         return table, tuple(differ)
 
+    def _paired_runs(self, task: str, rep: int) -> bool:
+        """True when both runs of the pair have a run page (their transcripts are aligned on a pair page)."""
+        shown = {
+            key[0]
+            for key, (variant, problem) in self.source.run_pages.items()
+            if key[1] == task and key[2] == rep and not variant and problem is None
+        }
+        return shown >= {"candidate", "baseline"}
+
+    def _has_steps(self, task: str) -> bool:
+        return any(self._paired_runs(task, int(pair["rep"])) for pair in self.pairs_by_task.get(task, ()))
+
+    def _steps_cell(self, task: str, rep: int) -> tuple[Cell, ...]:
+        if not self._has_steps(task):
+            return ()
+        if not self._paired_runs(task, rep):
+            return (Cell("—", None, None, "na"),)
+        return (Cell("aligned steps", None, rel(task_url(self.id, task), pair_url(self.id, task, rep))),)
+
     def pairs_table(self, task: str) -> Table:
         rows = tuple(
             Row(
@@ -122,15 +142,22 @@ class TaskPages(ComparisonContext):
                     Cell(fmt.hash12(pair["case_hash"]), None, None, "mono", pair["case_hash"]),
                     fmt.bool_cell(pair["candidate_passed"]),
                     fmt.bool_cell(pair["baseline_passed"]),
+                    *self._steps_cell(task, int(pair["rep"])),
                 ),
                 "mismatch" if pair["candidate_passed"] != pair["baseline_passed"] else "",
+                f"pair-r{int(pair['rep'])}",  # a stable anchor: task page#pair-r2
             )
             for pair in self.pairs_by_task.get(task, ())
         )
         return Table(
             id="pairs-table",
             caption="Strictly matched pairs",
-            columns=(Column("Rep", True), Column("Case hash"), Column("Candidate"), Column("Baseline")),
+            columns=(Column("Rep", True), Column("Case hash"), Column("Candidate"), Column("Baseline"))
+            + (
+                (Column("Steps", help="the two runs' tool calls aligned, first divergence marked"),)
+                if self._has_steps(task)
+                else ()
+            ),
             rows=rows,
             empty="No strictly matched pairs for this task.",
         )
@@ -142,9 +169,27 @@ class TaskPages(ComparisonContext):
             key=lambda run: (run["rep"], order.get(run["side"], 9), str(run["file"])),
         )
 
+    def _raw_stdout_cell(self, task: str, run: Mapping[str, Any]) -> Cell:
+        """The artifact state; a link to the run page when the transcript is shown, else why not."""
+        text = f"{run['artifact']}: {run['artifact_reason']}" if run.get("artifact_reason") else str(run["artifact"])
+        cls = "warn" if run["artifact"] in ("rejected", "absent") else ""
+        key = (str(run["side"]), task, int(run["rep"]), str(run["file"]))
+        if key not in self.source.run_pages:
+            return Cell(text, None, None, cls)
+        variant, problem = self.source.run_pages[key]
+        if problem is not None:
+            return Cell(f"{text} · transcript not shown: {problem}", None, None, "warn")
+        href = rel(task_url(self.id, task), run_url(self.id, task, key[0], key[2], 1, variant))
+        return Cell(f"{text} · transcript", None, href, cls)
+
     def runs_table(self, task: str) -> Table:
         rows = []
+        anchors: Counter[str] = Counter()
         for run in self._runs(task):
+            # a stable anchor per run: task page#run-candidate-r2 (-2, -3, ... for a repeated report of one key)
+            anchor = f"run-{run['side']}-r{int(run['rep'])}"
+            anchors[anchor] += 1
+            anchor += f"-{anchors[anchor]}" if anchors[anchor] > 1 else ""
             quality = run["quality"] or {}
             manifest = run["manifest"] or {}
             checks = run["checks_failed"] or []
@@ -173,17 +218,12 @@ class TaskPages(ComparisonContext):
                             manifest.get("case_hash"),
                         ),
                         fmt.bool_cell(run["paired"], "paired", "unpaired"),
-                        Cell(
-                            f"{run['artifact']}: {run['artifact_reason']}"
-                            if run.get("artifact_reason")
-                            else str(run["artifact"]),
-                            None,
-                            None,
-                            "warn" if run["artifact"] in ("rejected", "absent") else "",
-                        ),
+                        self._raw_stdout_cell(task, run),
                         Cell(str(run["file"]), None, None, "mono"),
                         _provenance_cell(run.get("provenance")),
-                    )
+                    ),
+                    "",
+                    anchor,
                 )
             )
         return Table(

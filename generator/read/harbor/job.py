@@ -15,7 +15,10 @@ A job folder holds ``result.json`` (the job) and one folder per trial, each with
 * Telemetry: what Harbor reported (``n_input_tokens`` includes the cache, so the non-cache input
   is ``n_input_tokens - n_cache_tokens``; ``cost_usd``; the agent phase's time), and, when the
   trial folder holds the agent's own stdout (``agent/claude-code.txt`` stream-json, or
-  ``agent/codex.txt``), the telemetry re-derived from it.
+  ``agent/codex.txt``), the telemetry re-derived from it.  ``agent_result`` has no turn or tool-call
+  counts, so those two are counted from ``agent/trajectory.json`` (ATIF: its ``steps`` whose
+  ``source`` is ``agent``, and their ``tool_calls``) when it is there, labelled as reported; the
+  trajectory's text is not read here (run pages show it).
 * A job that ran more than one agent/model must be narrowed by the treatment (``agent`` or
   ``agent/model``); otherwise different agents' trials would be counted as repetitions.
 """
@@ -46,6 +49,7 @@ from generator.read.safe_io import Refusal, is_real_directory, read_contained
 __all__ = ["AGENT_STDOUT", "MAX_RESULT_BYTES", "is_harbor_job", "load_harbor"]
 
 MAX_RESULT_BYTES = 16 * 1024 * 1024
+MAX_TRAJECTORY_BYTES = 64 * 1024 * 1024
 AGENT_STDOUT = ("claude-code.txt", "codex.txt")
 
 
@@ -152,6 +156,35 @@ def _judge(result: Mapping[str, Any], options: ImportOptions) -> tuple[bool, lis
     return passed, [] if passed else [f"{key}={value!r}"], included_quality(evidence)
 
 
+def _trajectory_counts(root: str, name: str) -> tuple[int, int] | None:
+    """(agent turns, tool calls) counted from a trial's ATIF ``agent/trajectory.json``, or None."""
+    data = read_contained(
+        os.path.join(root, name, "agent", "trajectory.json"),
+        root,
+        max_bytes=MAX_TRAJECTORY_BYTES,
+        root_is_resolved=True,
+    )
+    if isinstance(data, Refusal):
+        return None
+    trajectory = json_object(data)
+    steps = trajectory.get("steps") if isinstance(trajectory, dict) else None
+    version = trajectory.get("schema_version") if isinstance(trajectory, dict) else None
+    if not isinstance(steps, list) or not (isinstance(version, str) and version.startswith("ATIF")):
+        return None
+    agent = [step for step in steps if isinstance(step, dict) and step.get("source") == "agent"]
+    calls = sum(len(step["tool_calls"]) for step in agent if isinstance(step.get("tool_calls"), list))
+    return len(agent), calls
+
+
+def _with_counts(telemetry: dict[str, Any], counts: tuple[int, int] | None) -> dict[str, Any]:
+    if counts is None or not counts[0]:
+        return telemetry
+    out = dict(telemetry)
+    out["num_turns"], out["tool_calls"] = counts
+    out["source"] = str(out["source"]).removesuffix(")") + "; turns and tool calls from agent/trajectory.json)"
+    return out
+
+
 def load_harbor(side: Side, path: Path, treatment: str, options: ImportOptions) -> Experiment:
     """Read every trial of one Harbor job folder."""
     if not is_real_directory(path):
@@ -207,7 +240,7 @@ def load_harbor(side: Side, path: Path, treatment: str, options: ImportOptions) 
                 "exception_type": (result.get("exception_info") or {}).get("exception_type")
                 if isinstance(result.get("exception_info"), dict)
                 else None,
-                "reported_telemetry": _telemetry(result),
+                "reported_telemetry": _with_counts(_telemetry(result), _trajectory_counts(root, name)),
                 "agent_stdout": stdout,
                 "agent": _agent_label(result)[1],
             }

@@ -154,6 +154,12 @@ def _telemetry(sample: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _limit_kind(limit: Any) -> str:
+    """Which limit stopped a sample (``message``, ``token``, ``time``, ``working``, ...)."""
+    kind = limit.get("type") if isinstance(limit, dict) else limit
+    return str(kind) if isinstance(kind, str) and kind else "a"
+
+
 class _Reader:
     def __init__(self, side: Side, label: str, header: Mapping[str, Any], options: ImportOptions) -> None:
         self.side = side
@@ -191,9 +197,10 @@ class _Reader:
             )
             failed = ["error"]
         elif score is None and limit:
-            kind = limit.get("type") if isinstance(limit, dict) else limit
+            kind = _limit_kind(limit)
+            reason = limit.get("reason") if isinstance(limit, dict) and limit.get("reason") else limit
             quality = error_quality(
-                "limit_reached", f"Sample stopped at its {kind} limit unscored", str(limit), self.options
+                "limit_reached", f"Sample stopped at its {kind} limit unscored", str(reason), self.options
             )
             failed = [f"{kind} limit"]
         else:
@@ -202,10 +209,11 @@ class _Reader:
                 shown = "no score" if score is None else "a score that is not a single pass/fail value"
                 quality = excluded_quality("unscored", f"Scorer {scorer!r} gave {shown}", str(value))
             else:
-                quality = included_quality(f"{scorer}={value!r}")
+                stopped = f"; stopped at its {_limit_kind(limit)} limit, scored as it stood" if limit else ""
+                quality = included_quality(f"{scorer}={value!r}{stopped}")
                 passed = value == "C" or (value not in ("I", "N") and number >= self.options.pass_threshold)
                 if not passed:
-                    failed = [f"{scorer}={value!r}"]
+                    failed = [f"{scorer}={value!r}"] + ([f"{_limit_kind(limit)} limit"] if limit else [])
         details = {
             "score": {"scorer": scorer, "value": value},
             "limit": limit if limit else None,

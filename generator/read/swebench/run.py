@@ -9,13 +9,17 @@ Two layouts, as the SWE-bench harness and the experiments repository write them:
   ``error_ids``, ``empty_patch_ids``, ``incomplete_ids``) is given as the path, or lies at the top of
   the folder, its ids are used too: instances without a ``report.json`` get their outcome from it.
 * **Submission** ``evaluation/<split>/<date>_<name>/`` with ``results/results.json`` (``resolved``,
-  ``no_generation``, ``no_logs``, ...) and ``all_preds.jsonl``.
+  ``no_generation``, ``no_logs``, ...) and ``all_preds.jsonl``.  Its optional per-instance
+  trajectory files ``trajs/<instance>.traj`` (or ``.traj.json``, or ``trajs/<instance>/<instance>.traj*``,
+  as SWE-agent and mini-swe-agent write them) carry the agent's own cost and token counts in
+  ``info.model_stats`` (``instance_cost``, ``tokens_sent``, ``tokens_received``, ``api_calls``):
+  only those numbers are read, as telemetry *reported by the agent* (never the trajectory itself).
 
 Pass = resolved.  An empty patch or one that did not apply is a failure, as the harness scores it.
 Errors are not failures: ``error_ids``, ``incomplete_ids`` and ``no_logs`` are excluded with that
 reason (or failures, by option).  Case hash = SHA-256 of ``{instance_id, dataset, split}``; the
 split is known only for a submission inside ``evaluation/<split>/`` (the harness records neither).
-SWE-bench reports no telemetry.
+The harness itself reports no telemetry.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from generator.model.common import Side
+from generator.model.common import Side, is_number
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
 from generator.model.runs import Experiment, MatrixLoad, Quality, RunRecord, SkippedReport
@@ -37,6 +41,7 @@ from generator.read.importing import (
     imported_record,
     included_quality,
     json_object,
+    reported_telemetry,
 )
 from generator.read.safe_io import Refusal, is_real_directory, read_contained, read_regular_file
 
@@ -90,6 +95,49 @@ def _ids(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str) and item] if isinstance(value, list) else []
 
 
+_TRAJECTORY_NAMES = ("{0}.traj", "{0}.traj.json", "{0}/{0}.traj", "{0}/{0}.traj.json")
+
+
+def _number(value: Any) -> float | int | None:
+    return value if is_number(value) and value >= 0 else None
+
+
+def _trajectory_telemetry(root: str, instance: str) -> tuple[dict[str, Any] | None, str | None]:
+    """The cost and tokens an instance's trajectory file reports (``info.model_stats``), or why not.
+
+    Returns (telemetry, problem): (None, None) when the submission has no such file.  ``tokens_sent``
+    counts every prompt token (cache included, and not told apart), so it gives the total with
+    ``tokens_received``, never the non-cache input.
+    """
+    trajs = os.path.join(root, "trajs")
+    for pattern in _TRAJECTORY_NAMES:
+        relative = pattern.format(instance)
+        data = read_contained(os.path.join(trajs, relative), root, max_bytes=MAX_FILE_BYTES, root_is_resolved=True)
+        if isinstance(data, Refusal):
+            if data.reason == "missing":
+                continue
+            return None, f"trajs/{relative} {data.reason}"
+        parsed = json_object(data)
+        if isinstance(parsed, str):
+            return None, f"trajs/{relative} is {parsed}"
+        info = parsed.get("info")
+        stats = info.get("model_stats") if isinstance(info, dict) else None
+        if not isinstance(stats, dict):
+            return None, f"trajs/{relative} has no info.model_stats"
+        sent, received = _number(stats.get("tokens_sent")), _number(stats.get("tokens_received"))
+        figures = {
+            "total_cost_usd": _number(stats.get("instance_cost")),
+            "output_tokens": received,
+            "total_tokens": sent + received if sent is not None and received is not None else None,
+        }
+        out = reported_telemetry(figures)
+        out["api_calls"] = _number(stats.get("api_calls"))
+        out["prompt_tokens_incl_cache"] = sent
+        out["source"] = f"reported by the agent (trajs/{relative}: info.model_stats)"
+        return out, None
+    return None, None
+
+
 class _Builder:
     def __init__(self, side: Side, options: ImportOptions, dataset: str | None, split: str | None) -> None:
         self.side, self.options, self.dataset, self.split = side, options, dataset, split
@@ -97,11 +145,25 @@ class _Builder:
         self.skipped: list[SkippedReport] = []
         self.seen: set[str] = set()
 
-    def add(self, instance: str, file: str, passed: bool, failed: list[str], quality: Quality, source: str) -> None:
+    def add(
+        self,
+        instance: str,
+        file: str,
+        passed: bool,
+        failed: list[str],
+        quality: Quality,
+        source: str,
+        telemetry: dict[str, Any] | None = None,
+    ) -> None:
         self.seen.add(instance)
         digest = canonical_hash({"instance_id": instance, "dataset": self.dataset, "split": self.split})
         manifest = imported_manifest(instance, "swebench", digest, "swebench-instance")
-        details = {"outcome_source": source, "dataset": self.dataset, "split": self.split, "reported_telemetry": None}
+        details = {
+            "outcome_source": source,
+            "dataset": self.dataset,
+            "split": self.split,
+            "reported_telemetry": telemetry,
+        }
         self.records.append(
             imported_record(
                 self.side,
@@ -205,14 +267,17 @@ def _submission(side: Side, path: Path, builder: _Builder) -> None:
                 instances.add(instance)
     file = "results/results.json"
     for instance in sorted(instances):
+        telemetry, problem = _trajectory_telemetry(root, instance)
+        if problem is not None:
+            builder.skipped.append(SkippedReport(side, problem.split(" ", 1)[0], problem.split(" ", 1)[1]))
         if instance in lists.get("resolved", ()):
-            builder.add(instance, file, True, [], included_quality("resolved"), "resolved")
+            builder.add(instance, file, True, [], included_quality("resolved"), "resolved", telemetry)
         elif instance in lists.get("no_logs", ()):
             quality = error_quality("harness_error", _ERRORS["no_logs"], "no_logs", builder.options)
-            builder.add(instance, file, False, ["no_logs"], quality, "no_logs")
+            builder.add(instance, file, False, ["no_logs"], quality, "no_logs", telemetry)
         else:
             kinds = [kind for kind in _FAILURE_KINDS if instance in lists.get(kind, ())] or ["unresolved"]
-            builder.add(instance, file, False, kinds, included_quality("not resolved"), "not resolved")
+            builder.add(instance, file, False, kinds, included_quality("not resolved"), "not resolved", telemetry)
 
 
 def load_swebench(side: Side, path: Path, treatment: str, options: ImportOptions) -> Experiment:

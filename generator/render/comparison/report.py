@@ -30,6 +30,7 @@ from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
 from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
 from generator.pages.names import visible
+from generator.render.comparison import wording
 from generator.render.comparison.document import comparison_document
 
 __all__ = ["cell", "code", "comparison_markdown", "metric", "row", "table", "untrusted"]
@@ -110,16 +111,7 @@ def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -
         "",
         "## Rules applied",
         "",
-        "- A candidate run and a baseline run are paired only for the same task and repetition. When both"
-        " carry execution-bound (v2) manifests their full `case_hash` must agree; otherwise only the"
-        " shared task-core hash can be compared, and that limitation is stated below.",
-        "- Which task/repetition keys should exist comes from each experiment's controller-written"
-        " matrix when it has a valid one, not from whichever reports survived.",
-        "- Every metric is computed per task first and then averaged over tasks; runs of different"
-        " tasks are never pooled.",
-        "- A task with fewer than k paired repetitions is left out of that k's coverage: k is never reduced.",
-        "- Durations are recomputed from raw stdout by summing every result event. Stored historical"
-        " duration fields are not mixed into this metric.",
+        *(wording.rules_lines(doc) if wording.imported(doc) else wording.COMET_RULES),
         "",
         "## Alignment summary",
         "",
@@ -148,6 +140,11 @@ def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -
         *_disclosures_section(doc),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _label(doc: Doc) -> str:
+    """The header of the column naming each side: Comet's treatment, or the side's label."""
+    return wording.label_column() if wording.imported(doc) else "Treatment"
 
 
 def _percent_points(value: float | None) -> str:
@@ -193,7 +190,11 @@ def _matrix_section(doc: Doc) -> list[str]:
     for side in SIDES:
         matrix = doc[side]["matrix"]
         label = side.capitalize()
-        if matrix["status"] == "report-bound":
+        if wording.imported(doc):
+            shown = short_hash(matrix["matrix_hash"]) if matrix["status"] == "report-bound" else "N/A"
+            target = matrix["target_cases"] if matrix["status"] == "report-bound" else "N/A"
+            rows.append([label, wording.matrix_source(doc, side, matrix["status"]), shown, target])
+        elif matrix["status"] == "report-bound":
             rows.append([label, "report-bound", short_hash(matrix["matrix_hash"]), matrix["target_cases"]])
         elif matrix["status"] == "invalid":
             rows.append([label, "invalid (fail closed)", "N/A", "N/A"])
@@ -206,6 +207,9 @@ def _matrix_section(doc: Doc) -> list[str]:
         "",
     ]
     limits = doc["limitations"]
+    if wording.imported(doc):
+        count = limits["execution_unbound_records"]
+        return lines + ([wording.execution_limitation(doc, count), ""] if count else [])
     if limits["missing_matrix"]:
         lines += [
             f"> Expected-matrix limitation: the {_sides_text(limits['missing_matrix'])} experiment(s) have no"
@@ -261,16 +265,13 @@ def _metrics_section(doc: Doc, ks: Sequence[int]) -> list[str]:
                 m = doc["metrics"][side][str(k)]
                 cells.append(f"{metric(m[key])} ({m['eligible_tasks']}/{m['total_tasks']} tasks)")
             rows.append([untrusted(treatment), label, *cells, tally])
+    intro = wording.passk_rule(doc) if wording.imported(doc) else wording.COMET_PASSK
     return [
         "## pass@k / pass^k — task macro average",
         "",
-        "Each value averages a per-task estimate over the tasks that have at least k paired repetitions;"
-        " coverage is shown as eligible tasks / all task names. `pass@k` is the unbiased at-least-one-success"
-        " estimator. `pass^k` is Comet's observed reliability floor: a task counts 1 only when every one of its"
-        " paired repetitions passed. `pass^k unbiased` estimates the chance that k fresh repetitions all pass,"
-        " C(c,k)/C(n,k). A run passes only when `passed` is true and `checks_failed` is an empty list.",
+        intro,
         "",
-        *table(["Treatment", "Metric", *(f"k={k}" for k in ks), "Matched pass/fail"], rows),
+        *table([_label(doc), "Metric", *(f"k={k}" for k in ks), "Matched pass/fail"], rows),
         "",
     ]
 
@@ -286,19 +287,27 @@ def _duration_section(doc: Doc) -> list[str]:
                 f"{d['covered']}/{d['matched']}",
                 fmt.seconds(d["total_seconds"]),
                 fmt.seconds(d["average_seconds"]),
-                DURATION_SOURCE,
+                DURATION_SOURCE if wording.stdout_anywhere(doc) else "none (no agent stdout)",
             ]
         )
-        if d["missing"]:
+        if d["missing"] and wording.stdout_anywhere(doc):
             refs = ", ".join(code(f"{item['task']}#r{item['rep']}") for item in d["missing"])
             missing_lines.append(f"- {untrusted(doc[side]['treatment'])} missing raw duration: {refs}")
+    heading, intro = (
+        wording.duration_intro(doc)
+        if wording.imported(doc)
+        else (
+            "## Duration from raw stdout",
+            "A run without a usable raw stdout counts as missing coverage; it is never replaced by, or"
+            " averaged with, the duration stored in its report.",
+        )
+    )
     lines = [
-        "## Duration from raw stdout",
+        heading,
         "",
-        "A run without a usable raw stdout counts as missing coverage; it is never replaced by, or"
-        " averaged with, the duration stored in its report.",
+        intro,
         "",
-        *table(["Treatment", "Matched runs", "Duration coverage", "Total", "Average / covered run", "Source"], rows),
+        *table([_label(doc), "Matched runs", "Duration coverage", "Total", "Average / covered run", "Source"], rows),
         "",
     ]
     if missing_lines:
@@ -332,9 +341,22 @@ def _reported_duration_lines(doc: Doc) -> list[str]:
         lines += [
             "### Duration reported by the harness",
             "",
-            "For the matched runs without a usable raw stdout only; these numbers were not re-derived.",
+            "For the matched runs without a usable agent stdout only; these numbers were not re-derived."
+            if wording.imported(doc)
+            else "For the matched runs without a usable raw stdout only; these numbers were not re-derived.",
             "",
-            *table(["Treatment", "Runs without raw duration that report one", "Total", "Average", "Source"], rows),
+            *table(
+                [
+                    _label(doc),
+                    "Runs without re-derived duration that report one"
+                    if wording.imported(doc)
+                    else "Runs without raw duration that report one",
+                    "Total",
+                    "Average",
+                    "Source",
+                ],
+                rows,
+            ),
             "",
         ]
     if notes:
@@ -381,11 +403,11 @@ def _reported_efficiency(table_doc: Doc) -> list[str]:
 
 def _efficiency_section(doc: Doc) -> list[str]:
     eff = doc["efficiency"]
+    heading, intro, note = wording.efficiency_intro(doc) if wording.imported(doc) else wording.COMET_EFFICIENCY
     return [
-        "## Paired task efficiency from raw stdout",
+        heading,
         "",
-        "Result-event telemetry is summed over the first model start and every resume. Token totals include"
-        " cache-read tokens. Context input counts each streamed assistant message once (by message id).",
+        intro,
         "",
         f"### Strict-success intersection ({eff['strict_success']['pairs']} paired runs)",
         "",
@@ -400,20 +422,18 @@ def _efficiency_section(doc: Doc) -> list[str]:
         *_efficiency_table(eff["all_aligned"]),
         *_reported_efficiency(eff["all_aligned"]),
         "",
-        "> Context rows need per-message usage on both sides. Where few pairs are complete, the agent CLI"
-        " did not keep enough context telemetry, and those rows must not be used to claim a workflow"
-        " difference.",
+        note,
         "",
     ]
 
 
-def _audit_cell(entry: Doc, shown: Doc, part: str) -> str:
+def _audit_cell(entry: Doc, shown: Doc, part: str, unbound: str) -> str:
     """A part's short hash when both sides agree on it, else the audit state in words."""
     state = (entry.get("states") or {}).get(part)
     if state in (None, "same", "no-record"):
-        return short_hash(shown[part]) or "v1-unbound"
+        return short_hash(shown[part]) or unbound
     if state == "not-recorded":
-        return "v1-unbound"
+        return unbound
     return PART_STATES.get(state, str(state))
 
 
@@ -435,6 +455,7 @@ def _audit_summary(doc: Doc) -> list[str]:
 
 
 def _audit_section(doc: Doc) -> list[str]:
+    unbound = "not hashed" if wording.imported(doc) else "v1-unbound"
     rows = []
     for entry in doc["manifest_audit"]:
         cand, base = entry["candidate"], entry["baseline"]
@@ -448,13 +469,15 @@ def _audit_section(doc: Doc) -> list[str]:
                 short_hash(cand["case_hash"]) if cand else "—",
                 short_hash(base["case_hash"]) if base else "—",
                 source,
-                *(_audit_cell(entry, shown, part) for part, _label in AUDIT_COLUMNS),
+                *(_audit_cell(entry, shown, part, unbound) for part, _name in AUDIT_COLUMNS),
             ]
         )
     return [
         "## Case manifest audit",
         "",
-        "Hashes show their first 12 hex digits. Report-bound hashes are in the source reports in full;"
+        wording.audit_intro(doc)
+        if wording.imported(doc)
+        else "Hashes show their first 12 hex digits. Report-bound hashes are in the source reports in full;"
         " fallback hashes can be recomputed from the tasks tree.",
         "",
         *table(
@@ -519,7 +542,9 @@ def _disclosures_section(doc: Doc) -> list[str]:
         lines += [
             "## Skipped report files",
             "",
-            "These files in `reports/` could not be used. They do not change the pairs above.",
+            wording.skipped_intro(doc)
+            if wording.imported(doc)
+            else "These files in `reports/` could not be used. They do not change the pairs above.",
             "",
             *table(
                 ["Side", "File", "Reason"],
