@@ -93,6 +93,28 @@ def example_site(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def realscale_site(tmp_path_factory) -> Path:
+    """The synthetic real-scale site (``tests/support/realscale.py``), built once per session."""
+    from tests.support.realscale import make_realscale_site
+
+    root = tmp_path_factory.mktemp("browser-realscale")
+    config = make_realscale_site(root)
+    out = root / "site"
+    env = {**os.environ, "EVALSITE_NO_PROGRESS": "1", "SOURCE_DATE_EPOCH": "1700000000"}
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--config", str(config), "--out", str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="session")
 def hostile_site(tmp_path_factory) -> Path:
     """Hostile strings in every field, a failing comparison and ledger, dialog payloads."""
     out = tmp_path_factory.mktemp("browser-hostile") / "_site"

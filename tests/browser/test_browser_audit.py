@@ -7,8 +7,6 @@ stdout, harness-reported telemetry and upstream provenance).
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,31 +16,11 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from generator.pages.urls import name_slug  # noqa: E402
-from tests.support.realscale import make_realscale_site  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 CELLS = """(id) => [...document.querySelectorAll('#' + id + ' tbody tr')].map(
     tr => [...tr.querySelectorAll('td, th')].map(td => ({text: td.textContent.trim(), cls: td.className})))"""
-
-
-@pytest.fixture(scope="session")
-def audit_site(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("browser-audit")
-    config = make_realscale_site(root)
-    out = root / "site"
-    env = {**os.environ, "EVALSITE_NO_PROGRESS": "1", "SOURCE_DATE_EPOCH": "1700000000"}
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--config", str(config), "--out", str(out)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def _table(page, table_id: str) -> list[list[dict[str, str]]]:
@@ -63,9 +41,9 @@ def test_example_task_page_never_calls_a_missing_part_same(visit, example_site):
     assert not result.problems()
 
 
-def test_realscale_task_page_shows_audit_states_reported_telemetry_and_provenance(visit, audit_site):
+def test_realscale_task_page_shows_audit_states_reported_telemetry_and_provenance(visit, realscale_site):
     task = "build-task-00.v1"
-    result = visit(_task_page(audit_site, "deep", task), audit_site)
+    result = visit(_task_page(realscale_site, "deep", task), realscale_site)
     page = result.page
     hashes = {row[0]["text"]: row[3]["text"] for row in _table(page, "hashes-table")}
     for part in ("Task", "Instruction", "Environment", "Data", "Validator", "Prompt"):
@@ -87,8 +65,8 @@ def test_realscale_task_page_shows_audit_states_reported_telemetry_and_provenanc
     assert not result.problems()
 
 
-def test_realscale_comparison_labels_reported_rows_and_missing_task_files(visit, audit_site):
-    result = visit(audit_site / "comparisons" / "wide" / "index.html", audit_site)
+def test_realscale_comparison_labels_reported_rows_and_missing_task_files(visit, realscale_site):
+    result = visit(realscale_site / "comparisons" / "wide" / "index.html", realscale_site)
     page = result.page
     notices = page.evaluate(
         "[...document.querySelectorAll('.notice, [role=note], .notices *')].map(n => n.textContent)"

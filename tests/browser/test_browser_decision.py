@@ -6,9 +6,7 @@ and 80 tasks x 5 with harness-reported telemetry and no raw stdout).
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -19,7 +17,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from tests.support.realscale import WIDE_TASKS, make_realscale_site  # noqa: E402
+from tests.support.realscale import WIDE_TASKS  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -27,25 +25,6 @@ VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 375, 
 HEIGHT_BUDGET = 13_500  # px at 1280 px, as first shown (issue 10: 15 screens for 730 tasks)
 PP = re.compile(r"[+−-]\d+\.\d pp")
 PP_INTERVAL = re.compile(r"\[[+−-]\d+\.\d, [+−-]\d+\.\d\] pp")
-
-
-@pytest.fixture(scope="session")
-def realscale_site(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("browser-realscale")
-    config = make_realscale_site(root)
-    out = root / "site"
-    env = {**os.environ, "EVALSITE_NO_PROGRESS": "1", "SOURCE_DATE_EPOCH": "1700000000"}
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--config", str(config), "--out", str(out)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    return out
 
 
 def _first_screen_text(page, height: int) -> str:

@@ -116,6 +116,17 @@ class LedgerRead:
         return not self.problems and self.torn_tail is None
 
 
+def _open_input(real: str, label: str) -> int | None:
+    """A descriptor of the regular file at *real* (None when missing); a refusal names *label* and the reason."""
+    fd = open_regular(real)
+    if isinstance(fd, Refusal):
+        if fd.reason == "missing":
+            return None
+        reason = "it is not a regular file" if fd.reason == "is not a regular file" else fd.reason
+        raise EvalsiteError(f"could not read {label} ({reason})")
+    return fd
+
+
 def read_input_bytes(path: str | os.PathLike[str], label: str, *, cap: int) -> bytes | None:
     """The bytes of one input file (None when missing), never more than ``cap``.
 
@@ -123,13 +134,9 @@ def read_input_bytes(path: str | os.PathLike[str], label: str, *, cap: int) -> b
     following links and without blocking: a FIFO, device or folder fails at once.  Failures name
     the label and the reason, never the path.
     """
-    real = os.path.realpath(os.fspath(path))
-    fd = open_regular(real)
-    if isinstance(fd, Refusal):
-        if fd.reason == "missing":
-            return None
-        reason = "it is not a regular file" if fd.reason == "is not a regular file" else fd.reason
-        raise EvalsiteError(f"could not read {label} ({reason})")
+    fd = _open_input(os.path.realpath(os.fspath(path)), label)
+    if fd is None:
+        return None
     with os.fdopen(fd, "rb") as handle:
         try:
             if os.fstat(handle.fileno()).st_size > cap:
@@ -291,12 +298,9 @@ class _Restart(Exception):
 
 
 def _stream_open(real: str) -> tuple[Any, int] | None:
-    fd = open_regular(real)
-    if isinstance(fd, Refusal):
-        if fd.reason == "missing":
-            return None
-        reason = "it is not a regular file" if fd.reason == "is not a regular file" else fd.reason
-        raise EvalsiteError(f"could not read ledger ({reason})")
+    fd = _open_input(real, "ledger")
+    if fd is None:
+        return None
     handle = os.fdopen(fd, "rb")
     try:
         size = os.fstat(handle.fileno()).st_size
