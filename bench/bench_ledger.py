@@ -4,7 +4,12 @@
 Usage::
 
     python bench/bench_ledger.py [--large 100000] [--small 100] [--appends 41] [--cli-appends 21]
-                                 [--reference PATH | --no-reference] [--keep DIR]
+                                 [--reference PATH | --no-reference] [--keep DIR] [--rounds 3]
+    python bench/bench_ledger.py --frozen [--rounds 3]   # only the summarize/verify and start-up figures
+
+``--frozen`` reuses the ledger an earlier full run cached (``ledger-frozen-N`` in the bench cache)
+with the same campaign (made again; it is deterministic), and times one CLI ``append`` against
+Python's own start (``python -c pass``).
 
 All numbers come from this one run and are printed as ratios; nothing here is
 a pass/fail test.  Both ledgers share one campaign (1,000 cases), so only the
@@ -32,12 +37,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchlib import cached, interleaved, ratio_line, run_child  # noqa: E402
+from benchlib import CACHE, cached, interleaved, ratio_line, run_child  # noqa: E402
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from generator.pipelines.ledger import append_receipt  # noqa: E402
@@ -126,8 +132,13 @@ def main() -> int:
         metavar=("CAMPAIGN", "LEDGER"),
         help="only the summarize/verify figures, on this campaign and ledger",
     )
+    parser.add_argument(
+        "--frozen", action="store_true", help="only the figures on the cached frozen ledger, and CLI start-up"
+    )
     args = parser.parse_args()
     command = [sys.executable, "-m", "generator", "ledger"]
+    if args.frozen:
+        return frozen_section(args.rounds, command, args.product_root, args.baseline_root)
     if args.summarize_only:
         campaign_file, ledger_file = args.summarize_only
         summarize_section(args.rounds, campaign_file, ledger_file, command, args.product_root, args.baseline_root)
@@ -136,14 +147,7 @@ def main() -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-ledger-"))
     work.mkdir(parents=True, exist_ok=True)
     try:
-        raw = make_campaign(
-            campaign_id="bench-ledger",
-            defect_cases=600,
-            clean_cases=396,
-            candidates=[arm("candidate")],
-            thresholds={"qualityRepetitions": 10},
-        )
-        campaign = parse_campaign(raw)
+        raw, campaign = bench_campaign()
         campaign_path = work / "campaign.json"
         campaign_path.write_text(json.dumps(raw), encoding="utf-8")
         repeats = -(-args.large // (2 * 996)) + 1
@@ -255,6 +259,71 @@ def summarize_section(
     if baseline_root is not None:
         print("  " + ratio_line("summarize / baseline", summarize, series["baseline: summarize --json"], "speed-up"))
         print("  " + ratio_line("verify / baseline", verify, series["baseline: verify"], "speed-up"))
+
+
+def bench_campaign():
+    """The raw campaign of the full run (deterministic), and its parsed form."""
+    raw = make_campaign(
+        campaign_id="bench-ledger",
+        defect_cases=600,
+        clean_cases=396,
+        candidates=[arm("candidate")],
+        thresholds={"qualityRepetitions": 10},
+    )
+    return raw, parse_campaign(raw)
+
+
+def frozen_section(rounds: int, command: list[str], product_root: Path, baseline_root: Path | None) -> int:
+    """summarize/verify on the cached frozen ledger, then one CLI append against Python's start."""
+    found = [path.parent for path in CACHE.glob("ledger-frozen-*/.complete")]
+    counts = [int(folder.name.rsplit("-", 1)[1]) for folder in found if folder.name.rsplit("-", 1)[1].isdigit()]
+    if not counts:
+        print(f"no frozen ledger in {CACHE}: run the full benchmark once first", file=sys.stderr)
+        return 2
+    ledger = CACHE / f"ledger-frozen-{max(counts)}" / "ledger.jsonl"  # the largest
+    raw, campaign = bench_campaign()
+    with tempfile.TemporaryDirectory(prefix="bench-ledger-") as folder:
+        work = Path(folder)
+        campaign_path = work / "campaign.json"
+        campaign_path.write_text(json.dumps(raw), encoding="utf-8")
+        summarize_section(rounds, campaign_path, ledger, command, product_root, baseline_root)
+        startup_section(max(rounds, 5), campaign, campaign_path, work, command, product_root)
+    return 0
+
+
+def startup_section(
+    rounds: int, campaign, campaign_path: Path, work: Path, command: list[str], product_root: Path
+) -> None:
+    """One ``ledger append`` CLI process (a new receipt each time, small ledger) against ``python -c pass``.
+
+    The bench inherits the environment: with ``PYTHONDONTWRITEBYTECODE=1`` every evalsite module
+    is compiled from source at each start (an installed package has its bytecode cached).
+    """
+    receipts = iter(fresh_receipts(campaign, 2 * rounds + 1, 1))
+    # as installed: bytecode written once (to a folder of its own) and then read
+    cached_bytecode = ["env", "-u", "PYTHONDONTWRITEBYTECODE", f"PYTHONPYCACHEPREFIX={work / 'pycache'}"]
+
+    def append(prefix: list[str], ledger: Path) -> Any:
+        return run_child(
+            [*prefix, *command, "append", "--campaign", str(campaign_path), "--ledger", str(ledger)],
+            cwd=product_root,
+            stdin=json.dumps(next(receipts)).encode("utf-8"),
+        )
+
+    append(cached_bytecode, work / "cached.jsonl")  # writes the bytecode
+    figures = {
+        "floor: python -c pass": lambda: run_child([sys.executable, "-c", "pass"]),
+        "evalsite ledger append (CLI)": lambda: append([], work / "startup.jsonl"),
+        "evalsite ledger append (CLI, bytecode cached)": lambda: append(cached_bytecode, work / "cached.jsonl"),
+    }
+    series = interleaved(rounds, figures)
+    bytecode = "never cached: PYTHONDONTWRITEBYTECODE is set" if sys.flags.dont_write_bytecode else "cached"
+    print(f"CLI start-up, medians of {rounds} (evalsite bytecode as inherited: {bytecode}):")
+    for item in series.values():
+        print("  " + item.line())
+    floor, inherited, warm = series.values()
+    for name, item in (("append", inherited), ("append, bytecode cached", warm)):
+        print(f"  {name}: {(item.seconds - floor.seconds) * 1000:.0f} ms more than Python's start")
 
 
 def compare_reference(script: Path, work: Path, command) -> None:

@@ -14,24 +14,19 @@ import contextlib
 import dataclasses
 import os
 import sys
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
+# Only what ``append`` needs is imported here; the whole-ledger checks, the summary, the report and
+# the output writers load in the functions that use them, so a small CLI call stays cheap.
 from generator.analyze.ledger.campaign import parse_campaign
-from generator.analyze.ledger.checks import LedgerChecker, check_entries, describe, require_sound
 from generator.analyze.ledger.receipt import check_receipt
-from generator.analyze.ledger.slim import Slimmer
-from generator.analyze.ledger.verify import VerifyReport, verify_report
 from generator.model.errors import EvalsiteError
-from generator.model.jsonfmt import json_text
 from generator.model.ledger import Campaign, LedgerDataError, LedgerEntry, canonical_text
-from generator.model.ledger_result import LedgerResult
-from generator.pipelines.progress import Progress, progress_wanted, stage
-from generator.read.ledger.files import size_text
+from generator.read.ledger.files import gc_paused, size_text
 from generator.read.ledger.reader import (
     CAMPAIGN_SIZE_CAP,
     RECEIPT_SIZE_CAP,
     LedgerRead,
-    gc_paused,
     load_json_document,
     parse_json_document,
     parse_ledger_bytes,
@@ -40,10 +35,12 @@ from generator.read.ledger.reader import (
     read_ledger_file,
     stream_ledger_file,
 )
-from generator.write.files import write_atomic
-from generator.write.guard import check_output_file
 from generator.write.ledger import append as ledger_append
 from generator.write.ledger.append import AppendResult, RepairReport
+
+if TYPE_CHECKING:
+    from generator.analyze.ledger.verify import VerifyReport
+    from generator.model.ledger_result import LedgerResult
 
 __all__ = [
     "append_receipt",
@@ -82,25 +79,32 @@ def read_ledger(path: PathLike, campaign: Campaign | None = None, *, lock: str =
     ledger = read_ledger_file(path, lock=lock)
     if campaign is None:
         return ledger
+    from generator.analyze.ledger.checks import check_entries
+
     with gc_paused():
         check = check_entries(list(ledger.entries), campaign)
     problems = tuple(sorted([*ledger.problems, *check.problems], key=lambda item: item.line))
     return dataclasses.replace(ledger, problems=problems, check=check)
 
 
-def _verify_keep() -> Any:
+class _VerifyKeep:
     """What ``verify`` reads of a valid receipt (its schema version and execution digest), shared."""
-    seen: dict[tuple[Any, ...], dict[str, Any]] = {}
 
-    def keep(receipt: Any) -> dict[str, Any]:
+    def __init__(self) -> None:
+        self._seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def __call__(self, receipt: Any) -> dict[str, Any]:
         version, execution = receipt["schemaVersion"], receipt.get("executionDigest")
         key = (type(version), version, execution)
-        found = seen.get(key)
+        found = self._seen.get(key)
         if found is None:
-            found = seen[key] = {"schemaVersion": version, "executionDigest": execution}
+            found = self._seen[key] = {"schemaVersion": version, "executionDigest": execution}
         return found
 
-    return keep
+    @staticmethod
+    def vary(kept: dict[str, Any], *_varying: Any) -> dict[str, Any]:
+        """A receipt that differs from ``kept``'s only in fields verify does not read: the same."""
+        return kept
 
 
 def check_ledger_stream(
@@ -112,6 +116,9 @@ def check_ledger_stream(
 
     Problems, torn tail, counts and the ``ledger1:`` digest are those of :func:`read_ledger`.
     """
+    from generator.analyze.ledger.checks import LedgerChecker
+    from generator.pipelines.progress import stage
+
     checker = LedgerChecker(campaign, keep)
 
     def consume(line: int, value: Any) -> LedgerEntry:
@@ -127,8 +134,11 @@ def check_ledger_stream(
         size = 0
     chunks = -(-size // (1 << 20))
     tick = stage("checking ledger (MiB)", chunks) if chunks > 1 else None
+    def raw(line: int, content: bytes) -> LedgerEntry | None:
+        return checker.add_raw(line, content)
+
     ledger = stream_ledger_file(
-        path, consume, lock=lock, reset=reset, tick=(lambda _n: tick()) if tick is not None else None
+        path, consume, lock=lock, reset=reset, tick=(lambda _n: tick()) if tick is not None else None, raw=raw
     )
     check = checker.result()
     problems = tuple(sorted([*ledger.problems, *check.problems], key=lambda item: item.line))
@@ -138,6 +148,61 @@ def check_ledger_stream(
 # --------------------------------------------------------------------------- the result
 
 
+def _idle_core() -> bool:
+    """True when another core is there and mostly idle (the 1-minute load counts this process too)."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return False
+    return cores >= 2 and load < cores - 0.5
+
+
+def _in_child(compute: Any, *, force: bool = False) -> Any:
+    """Start ``compute()`` in a forked child (an idle core) and return a function giving its result.
+
+    The child sends its (pickled) result back through a pipe and exits at once.  Without an idle
+    core (``force`` skips that check), without ``fork``, or if the child fails, ``compute()`` runs
+    here instead, so the result -- or the error -- is always the same.  Only for a process with no
+    other work in flight (the CLI): the child inherits everything and touches nothing but the pipe.
+    """
+    import pickle
+
+    if not hasattr(os, "fork") or not (force or _idle_core()):
+        value = compute()
+        return lambda: value
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        value = compute()
+        return lambda: value
+    if pid == 0:  # the child: compute, send, leave without cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+
+    def result() -> Any:
+        with os.fdopen(read_end, "rb") as source:
+            data = source.read()
+        _pid, status = os.waitpid(pid, 0)
+        if status != 0 or not data:
+            return compute()
+        return pickle.loads(data)
+
+    return result
+
+
 def summarize_ledger(
     campaign_path: PathLike,
     ledger_path: PathLike,
@@ -145,6 +210,7 @@ def summarize_ledger(
     extended: bool = True,
     lock: str = "existing",
     facts: bool = True,
+    parallel: bool = False,
 ) -> LedgerResult:
     """Summarize a ledger strictly: the reference summary, the extended analyses and their facts.
 
@@ -152,9 +218,12 @@ def summarize_ledger(
     would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).  The ledger
     is checked while it streams and only slim copies of its receipts are held.  ``facts=False``
     leaves out the page facts (and the power analysis they import), as the CLI does.
+    ``parallel=True`` (the CLI) computes the baseline arm's metrics in a forked child meanwhile.
     """
     # numpy/scipy load only when a summary is computed (scipy.stats only for the extended summary
     # and the facts): append and verify stay cheap
+    from generator.analyze.ledger.checks import require_sound
+    from generator.analyze.ledger.slim import Slimmer
     from generator.analyze.ledger.summary import build_summary
 
     campaign = load_campaign(campaign_path)
@@ -164,13 +233,15 @@ def summarize_ledger(
     receipts = [entry.value for entry in ledger.check.valid]  # every entry, when sound
     digest = ledger.check.ledger_digest if ledger.check is not None else None
     with gc_paused():
-        summary = build_summary(campaign, receipts, ledger_digest=digest)
+        summary = build_summary(campaign, receipts, ledger_digest=digest, aside=_in_child if parallel else None)
     extra = None
     if extended:
         from generator.analyze.ledger.extended import extended_summary
 
         extra = extended_summary(campaign, receipts, summary)
     if not facts:
+        from generator.model.ledger_result import LedgerResult
+
         return LedgerResult(summary, extra)
     from generator.analyze.ledger.result import ledger_result
 
@@ -205,6 +276,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
     once on the good path and again only to list every problem of a bad ledger.
     """
     # numpy/scipy load only when a summary is computed: append and verify stay cheap
+    from generator.analyze.ledger.checks import check_entries, describe
     from generator.analyze.ledger.extended import extended_summary
     from generator.analyze.ledger.result import ledger_result
     from generator.analyze.ledger.summary import summarize
@@ -231,16 +303,40 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
 
 def verify_ledger(campaign_path: PathLike, ledger_path: PathLike) -> VerifyReport:
     """The ``verify`` report of a ledger against its campaign (never raises for bad data)."""
+    from generator.analyze.ledger.verify import verify_report
+
     campaign = load_campaign(campaign_path)
-    return verify_report(campaign, check_ledger_stream(ledger_path, campaign, lock="existing", keep=_verify_keep()))
+    return verify_report(campaign, check_ledger_stream(ledger_path, campaign, lock="existing", keep=_VerifyKeep()))
 
 
 # --------------------------------------------------------------------------- writing
 
 
+class _AppendCheck:
+    """The receipt rules for an append: the full validator for the receipt being appended (the
+    first call), then the fast path first for the ledger lines a lookup-cache catch-up reads
+    (loaded only then, so a plain append stays cheap; it accepts only what the full validator
+    accepts, and anything it does not decide goes to the full validator)."""
+
+    def __init__(self) -> None:
+        self._calls = 0
+        self._fast: Any = None
+
+    def __call__(self, receipt: Any, campaign: Campaign) -> object:
+        self._calls += 1
+        if self._calls > 1:
+            if self._fast is None:
+                from generator.analyze.ledger.fastcheck import FastChecker
+
+                self._fast = FastChecker(campaign)
+            if self._fast.canonical(receipt) is not None:
+                return receipt
+        return check_receipt(receipt, campaign)
+
+
 def append_receipt(ledger_path: PathLike, campaign: Campaign, receipt: Any) -> AppendResult:
     """Validate one receipt against the campaign, then append it (idempotent; see ``write.ledger.append``)."""
-    return ledger_append.append_receipt(ledger_path, campaign, receipt, check=check_receipt)
+    return ledger_append.append_receipt(ledger_path, campaign, receipt, check=_AppendCheck())
 
 
 def repair_ledger(ledger_path: PathLike, *, dry_run: bool = False) -> RepairReport:
@@ -250,6 +346,9 @@ def repair_ledger(ledger_path: PathLike, *, dry_run: bool = False) -> RepairRepo
 
 def write_summary_json(path: PathLike, value: Any) -> None:
     """Write ``value`` as indented, key-sorted JSON, atomically and privately (0600)."""
+    from generator.model.jsonfmt import json_text
+    from generator.write.files import write_atomic
+
     write_atomic(path, json_text(value, indent=2).encode("utf-8"), mode=0o600, make_parents=True)
 
 
@@ -330,6 +429,8 @@ def run_append(campaign_path: str, ledger_path: str, receipt_source: str) -> int
 
 def _check_outputs(campaign_path: str, ledger_path: str, out: str | None, extended: str | None, force: bool) -> None:
     """Refuse, before anything is computed, outputs that would destroy an input or a foreign file."""
+    from generator.write.guard import check_output_file
+
     inputs = (campaign_path, ledger_path)
     if out and extended:
         same = _same_file(out, extended) or os.path.abspath(out) == os.path.abspath(extended)
@@ -351,9 +452,13 @@ def run_summarize(
     force: bool = False,
 ) -> int:
     """``evalsite ledger summarize``: the canonical summary on stdout and/or in ``out``."""
+    from generator.pipelines.progress import Progress, progress_wanted
+
     _check_outputs(campaign_path, ledger_path, out, extended, force)
-    with Progress(progress_wanted()):
-        result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended), facts=False)
+    # The collector stays paused until the receipts are gone (re-enabled while they are alive, it
+    # would scan every one of them once): no reference cycles are built here.
+    with Progress(progress_wanted()), gc_paused():
+        result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended), facts=False, parallel=True)
     summary = result.summary
     with gc_paused():
         text = canonical_text(summary)
@@ -371,7 +476,9 @@ def run_summarize(
 
 def run_verify(campaign_path: str, ledger_path: str) -> int:
     """``evalsite ledger verify``: the report on stdout; an unsound ledger is an error (exit 2)."""
-    with Progress(progress_wanted()):
+    from generator.pipelines.progress import Progress, progress_wanted
+
+    with Progress(progress_wanted()), gc_paused():  # as in run_summarize
         report = verify_ledger(campaign_path, ledger_path)
     _emit(sys.stdout, "\n".join(report.lines))
     if not report.sound:

@@ -14,8 +14,9 @@ import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from generator.analyze.ledger.fastcheck import FastChecker
+from generator.analyze.ledger.fastcheck import V2_SORTED, FastChecker
 from generator.analyze.ledger.receipt import check_receipt
+from generator.analyze.ledger.templates import Templates
 from generator.model.ledger import (
     Campaign,
     LedgerCheck,
@@ -52,13 +53,50 @@ class LedgerChecker:
         self.reruns: list[tuple[int, int]] = []
         self.hasher: Any = hashlib.sha256(b"[")
         self.separator = b""
+        # Lines that repeat a known receipt's bytes (templates.py): only when the kept value of
+        # such a line can be made from the template's (``keep.vary``), or the receipt is kept.
+        self._vary = getattr(keep, "vary", None)
+        self.templates = Templates() if (keep is None or self._vary is not None) and self.fast.enabled else None
+        self._raw: bytes | None = None
+        self._raw_line = -1
 
     def add(self, line: int, receipt: Any) -> bool:
         """Check one parsed line; True when it is a valid, new receipt (then kept in :attr:`valid`)."""
         return self.add_entry(line, receipt) is not None
 
+    def add_raw(self, line: int, raw: bytes) -> LedgerEntry | None:
+        """Check one line from its bytes when it repeats a known receipt (see ``templates.py``).
+
+        Returns the entry for that line (``LedgerEntry(line, None)`` when it is refused as a
+        duplicate), exactly as :meth:`add_entry` on the parsed line would decide; or ``None`` when
+        the bytes do not decide it: then the caller parses the line and calls :meth:`add_entry`.
+        """
+        found = self.templates.match(raw) if self.templates is not None else None
+        if found is None:
+            self._raw, self._raw_line = raw, line
+            return None
+        hasher = self.hasher
+        if hasher is not None:
+            hasher.update(self.separator)
+            hasher.update(raw)  # the line is its receipt's canonical bytes
+            self.separator = b","
+        template, rid, repeat, usage, usage_bytes, wall_ms = found
+        cell = template.cell
+        if not self._admit(line, rid, (cell[0], cell[1], repeat), template.rerun_of, cell):
+            return LedgerEntry(line, None)
+        if self._vary is not None:
+            value = self._vary(template.kept, rid, repeat, usage, usage_bytes, wall_ms)
+        else:
+            value = dict(template.receipt)
+            value["receiptId"], value["repeat"], value["usage"], value["wallMs"] = rid, repeat, usage, wall_ms
+        entry = LedgerEntry(line, value)
+        self.valid.append(entry)
+        return entry
+
     def add_entry(self, line: int, receipt: Any) -> LedgerEntry | None:
         """:meth:`add`, returning the kept entry (``None`` for a refused line)."""
+        raw = self._raw if self._raw_line == line else None
+        self._raw = None
         blob = self.fast.canonical(receipt)
         hasher = self.hasher
         if blob is not None:
@@ -67,6 +105,7 @@ class LedgerChecker:
                 hasher.update(blob)
                 self.separator = b","
         else:
+            raw = None
             if hasher is not None:
                 try:
                     blob = canonical_text(receipt).encode("utf-8")
@@ -81,12 +120,28 @@ class LedgerChecker:
                 self.problems.append(LedgerProblem("invalid", line, str(exc)))
                 return None
         rid, key = receipt["receiptId"], run_key(receipt)
+        original = receipt["rerunOf"]
+        cell = (receipt["armId"], receipt["caseId"])
+        cell = self.cells.setdefault(cell, cell)  # one tuple per arm and case, not per receipt
+        if not self._admit(line, rid, key, original, cell):
+            return None
+        # a template from the line this receipt was parsed from (so its keys come in canonical order)
+        learn = self.templates if raw is not None and blob == raw and tuple(receipt) == V2_SORTED else None
+        kept = receipt if self.keep is None else self.keep(receipt)
+        if learn is not None and raw is not None:
+            learn.add(raw, cell, original, receipt if self.keep is None else None, kept)
+        entry = LedgerEntry(line, kept)
+        self.valid.append(entry)
+        return entry
+
+    def _admit(self, line: int, rid: str, key: tuple[str, str, int], original: Any, cell: tuple[str, str]) -> bool:
+        """The whole-ledger rules for a valid receipt: True when it is new (its problems recorded)."""
         first_by_id = self.first_by_id
         if rid in first_by_id:
             self.problems.append(
                 LedgerProblem("duplicate_id", line, "benchmark ledger contains a duplicate receipt", first_by_id[rid])
             )
-            return None
+            return False
         if key in self.first_by_run:
             self.problems.append(
                 LedgerProblem(
@@ -96,10 +151,7 @@ class LedgerChecker:
                     self.first_by_run[key],
                 )
             )
-            return None
-        original = receipt["rerunOf"]
-        cell = (receipt["armId"], receipt["caseId"])
-        cell = self.cells.setdefault(cell, cell)  # one tuple per arm and case, not per receipt
+            return False
         if original is not None:
             if self.owner.get(original) != cell:
                 self.problems.append(
@@ -110,9 +162,7 @@ class LedgerChecker:
         first_by_id[rid] = line
         self.first_by_run[key] = line
         self.owner[rid] = cell
-        entry = LedgerEntry(line, receipt if self.keep is None else self.keep(receipt))
-        self.valid.append(entry)
-        return entry
+        return True
 
     def result(self) -> LedgerCheck:
         digest = None

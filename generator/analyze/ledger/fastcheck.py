@@ -39,7 +39,7 @@ from generator.model.ledger import (
     Campaign,
 )
 
-__all__ = ["FastChecker"]
+__all__ = ["USAGE_SORTED", "V2_SORTED", "FastChecker", "usage_ok"]
 
 _V2 = frozenset(RECEIPT_FIELDS_V2)
 _USAGE = frozenset(USAGE_FIELDS)
@@ -48,7 +48,9 @@ _KILL = frozenset(KILL_CONTROL_FIELDS)
 # Field names in canonical order: an object whose keys come in this order serializes canonically
 # without sorting (orjson keeps insertion order, which is the order of the parsed text).
 _V2_SORTED = tuple(sorted(RECEIPT_FIELDS_V2))
+V2_SORTED = _V2_SORTED
 _USAGE_SORTED = tuple(sorted(USAGE_FIELDS))
+USAGE_SORTED = _USAGE_SORTED
 _DECODING_SORTED = tuple(sorted(DECODING_FIELDS))
 _KILL_SORTED = tuple(sorted(KILL_CONTROL_FIELDS))
 _TOKENS = USAGE_FIELDS[:4]
@@ -78,6 +80,25 @@ def _number(value: Any) -> bool:
     if kind is int:
         return bool(-_INT_LIMIT < value < _INT_LIMIT)
     return kind is float and _plain_float(value)
+
+
+def usage_ok(usage: Any) -> bool:
+    """The usage rules of the fast path (``None`` or a usage object of the exact shape)."""
+    if usage is None:
+        return True
+    if type(usage) is not dict or usage.keys() != _USAGE:
+        return False
+    for key in _TOKENS:
+        count = usage[key]
+        if count is not None and not _count(count):
+            return False
+    cost = usage["costUsd"]
+    if cost is not None and (not _number(cost) or cost < 0):
+        return False
+    source = usage["costSource"]
+    if type(source) is not str or source not in _COSTS:
+        return False
+    return (source == "provider_receipt") == (cost is not None)
 
 
 class FastChecker:
@@ -142,7 +163,7 @@ class FastChecker:
             return None
         if not self._flags(r, kind) or not self._kill_control(r, kind):
             return None
-        if not self._findings(r, expected) or not self._usage(r["usage"]) or not self._decoding(r["decoding"]):
+        if not self._findings(r, expected) or not usage_ok(r["usage"]) or not self._decoding(r["decoding"]):
             return None
         if not self._conduct(r, arm):
             return None
@@ -222,24 +243,6 @@ class FastChecker:
                 return False
         latency = r["latencyClass"]
         return type(latency) is str and latency in _LATENCY
-
-    @staticmethod
-    def _usage(usage: Any) -> bool:
-        if usage is None:
-            return True
-        if type(usage) is not dict or usage.keys() != _USAGE:
-            return False
-        for key in _TOKENS:
-            count = usage[key]
-            if count is not None and not _count(count):
-                return False
-        cost = usage["costUsd"]
-        if cost is not None and (not _number(cost) or cost < 0):
-            return False
-        source = usage["costSource"]
-        if type(source) is not str or source not in _COSTS:
-            return False
-        return (source == "provider_receipt") == (cost is not None)
 
     def _decoding(self, decoding: Any) -> bool:
         if type(decoding) is not dict or decoding.keys() != _DECODING:

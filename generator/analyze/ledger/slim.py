@@ -69,3 +69,13 @@ class Slimmer:
                 if found is not None:
                     receipt[key] = objects.setdefault(found, value)
         return receipt
+
+    def vary(
+        self, kept: dict[str, Any], receipt_id: str, repeat: int, usage: Any, usage_bytes: bytes, wall_ms: int
+    ) -> dict[str, Any]:
+        """``self(receipt)`` for a receipt that differs from the one ``kept`` was slimmed from only in
+        these four fields (``usage_bytes``: the usage's orjson bytes; see ``templates.py``)."""
+        slim = kept.copy()
+        slim["receiptId"], slim["repeat"], slim["wallMs"] = receipt_id, repeat, wall_ms
+        slim["usage"] = None if usage is None else self._objects.setdefault(usage_bytes, usage)
+        return slim

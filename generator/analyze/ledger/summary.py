@@ -21,9 +21,10 @@ It is pure: no file access, no clock, no printing.
 from __future__ import annotations
 
 import math
+import operator
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from generator.analyze.ledger.campaign import parse_campaign
@@ -71,8 +72,11 @@ def summarize(campaign: Campaign | Mapping[str, Any], receipts: Sequence[Receipt
 
 def rate(values: Iterable[bool]) -> dict[str, Any]:
     flags = list(values)
-    hits = sum(1 for flag in flags if flag is True)
-    count = len(flags)
+    return _rate(sum(1 for flag in flags if flag is True), len(flags))
+
+
+def _rate(hits: int, count: int) -> dict[str, Any]:
+    """:func:`rate` of ``count`` flags of which ``hits`` are true."""
     return {
         "successes": hits,
         "total": count,
@@ -141,14 +145,9 @@ def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
     # Receipts often share one decoding object (slim receipts do): count the objects first, then
     # key each distinct object once.  Objects come in order of first use, so each key's example
     # is still the decoding of the first receipt that has it.
-    objects: dict[int, Mapping[str, Any]] = {}
-    uses: Counter[int] = Counter()
-    for item in receipts:
-        decoding = item["decoding"]
-        ident = id(decoding)
-        uses[ident] += 1
-        if ident not in objects:
-            objects[ident] = decoding
+    decodings = [item["decoding"] for item in receipts]
+    uses = Counter(map(id, decodings))  # counted in C
+    objects = {id(decoding): decoding for decoding in decodings}  # first use decides the order
     tally: Counter[tuple[Any, ...]] = Counter()
     example: dict[tuple[Any, ...], Mapping[str, Any]] = {}
     for ident, decoding in objects.items():
@@ -162,12 +161,13 @@ def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
 
 def _signature(item: Receipt) -> tuple[Any, ...]:
     """Everything a repeat can be scored on; timing, usage and decoding are left out."""
-    core = (item["normalizerRan"], item["identityMatch"], item["killPathPassed"])
     if item["caseKind"] == "kill_path":
-        return ("kill", *core)
+        return ("kill", item["normalizerRan"], item["identityMatch"], item["killPathPassed"])
     return (
         "quality",
-        *core,
+        item["normalizerRan"],
+        item["identityMatch"],
+        item["killPathPassed"],
         tuple(sorted(item["detectedDefects"])),
         item["blockingFindingCount"] > 0,
         item["toolCallCorrect"],
@@ -179,7 +179,7 @@ def _signature(item: Receipt) -> tuple[Any, ...]:
 
 
 def flakiness(receipts: Sequence[Receipt]) -> dict[str, Any]:
-    groups = Counter(_signature(item) for item in receipts)
+    groups = Counter(map(_signature, receipts))
     attempts = len(receipts)
     disagreements = attempts - (max(groups.values()) if groups else 0)
     return {
@@ -199,8 +199,9 @@ def by_case(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
 
 def _cells(grouped: Mapping[str, list[Receipt]], campaign: Campaign) -> list[dict[str, Any]]:
     rows = []
+    by_repeat = operator.itemgetter("repeat")
     for case in campaign.manifest["cases"]:
-        attempts = sorted(grouped.get(case["caseId"], ()), key=lambda item: item["repeat"])
+        attempts = sorted(grouped.get(case["caseId"], ()), key=by_repeat)
         rows.append(
             {
                 "caseId": case["caseId"],
@@ -228,19 +229,30 @@ def recall_flags(item: Receipt) -> list[bool]:
     return [defect in found for defect in expected]
 
 
+def _recall_counts(ran: Iterable[Receipt]) -> tuple[int, int]:
+    """(true flags, flags) of all the ``recall_flags`` of ``ran``, counted without the lists."""
+    hits = total = 0
+    for item in ran:
+        detected, expected = item["detectedDefects"], item["expectedDefects"]
+        total += len(expected)
+        if detected is expected or detected == expected:
+            hits += len(expected)
+        else:
+            found = set(detected)
+            hits += sum(1 for defect in expected if defect in found)
+    return hits, total
+
+
 def _arm_metrics(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: Campaign) -> dict[str, Any]:
     quality = [item for item in receipts if item["caseKind"] != "kill_path"]
     ran = [item for item in quality if item["normalizerRan"]]
-    recall: list[bool] = []
-    for item in ran:
-        recall.extend(recall_flags(item))
     return {
         "arm": arm,
         "qualityAttempts": len(quality),
         "attempts": len(receipts),
         "reruns": _rerun_count(receipts),
         "validity": rate(item["normalizerRan"] for item in quality),
-        "recall": rate(recall),
+        "recall": _rate(*_recall_counts(ran)),
         "falsePositive": rate(item["blockingFindingCount"] > 0 for item in ran if item["caseKind"] == "clean"),
         "toolCallCorrectness": rate(
             item["toolCallCorrect"] is True and item["pseudoToolCallCount"] == 0 for item in ran if item["toolUsing"]
@@ -265,17 +277,55 @@ def _keyed(receipts: Iterable[Receipt]) -> dict[tuple[str, int], Receipt]:
 
 
 def _paired_quality(candidate: Sequence[Receipt], baseline: Sequence[Receipt]) -> dict[str, Any]:
-    recall, false_positive, shared = outcomes_by_case(candidate, baseline)
+    """The paired differences over :func:`outcomes_by_case`'s pairs, counted as they are found.
 
-    def difference(by_case: Mapping[str, list[tuple[bool, bool]]]) -> dict[str, Any]:
-        pairs = [pair for case in by_case.values() for pair in case]  # the bounds depend only on counts
-        return paired_difference([c for c, _ in pairs], [b for _, b in pairs])
-
+    ``paired_difference`` depends only on the number of pairs and of candidate-only and
+    baseline-only successes (its ``pairs``, ``candidateWins``, ``candidateLosses``), so the pairs
+    are counted (in any order) and given to it as flags with the same three counts.
+    """
+    theirs = _keyed(baseline)
+    shared = 0
+    recall = [0, 0, 0]  # pairs, candidate only, baseline only
+    false_positive = [0, 0, 0]
+    for key, cand in _keyed(candidate).items():
+        base = theirs.get(key)
+        if base is None:
+            continue
+        shared += 1
+        kind = cand["caseKind"]
+        if kind == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
+            continue
+        if kind == "defect":
+            expected = cand["expectedDefects"]
+            mine_found, theirs_found = cand["detectedDefects"], base["detectedDefects"]
+            recall[0] += len(expected)
+            mine_all = mine_found is expected or mine_found == expected
+            theirs_all = theirs_found is expected or theirs_found == expected
+            if mine_all and theirs_all:
+                continue
+            a = set(mine_found)
+            b = set(theirs_found)
+            for defect in expected:
+                if (defect in a) != (defect in b):
+                    recall[1 if defect in a else 2] += 1
+        else:
+            c, b_flag = cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0
+            false_positive[0] += 1
+            if c != b_flag:
+                false_positive[1 if c else 2] += 1
     return {
         "sharedAttemptKeys": shared,
-        "recallDifference": difference(recall),
-        "falsePositiveDifference": difference(false_positive),
+        "recallDifference": _counted_difference(*recall),
+        "falsePositiveDifference": _counted_difference(*false_positive),
     }
+
+
+def _counted_difference(pairs: int, wins: int, losses: int) -> dict[str, Any]:
+    """``paired_difference`` of ``pairs`` pairs with ``wins`` candidate-only, ``losses`` baseline-only."""
+    ties = pairs - wins - losses
+    candidate = [True] * wins + [False] * losses + [False] * ties
+    baseline = [False] * wins + [True] * losses + [False] * ties
+    return paired_difference(candidate, baseline)
 
 
 def _repeats(receipts: Iterable[Receipt]) -> dict[str, set[int]]:
@@ -405,23 +455,39 @@ def _envelope(receipts: Sequence[Receipt]) -> tuple[bool, str | None]:
     return bound, digests[0] if bound else None
 
 
+#: ``aside(compute)`` starts ``compute()`` -- here, or in another process -- and returns a function
+#: that gives its result (see :func:`build_summary`).
+Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
+
+
+def _here(compute: Callable[[], Any]) -> Callable[[], Any]:
+    value = compute()
+    return lambda: value
+
+
 def build_summary(
-    campaign: Campaign, receipts: Sequence[Receipt], *, ledger_digest: str | None = None
+    campaign: Campaign,
+    receipts: Sequence[Receipt],
+    *,
+    ledger_digest: str | None = None,
+    aside: Aside | None = None,
 ) -> dict[str, Any]:
     """The upstream summary for receipts already known to be valid and unique.
 
     ``ledger_digest`` may carry the ``ledger1:`` digest of exactly these
-    receipts when the caller has already computed it.
+    receipts when the caller has already computed it.  ``aside`` may compute the baseline arm's
+    metrics while the rest is computed (the CLI gives it to a forked process, the other core);
+    the result is the same.
     """
     try:
-        return _build(campaign, receipts, ledger_digest)
+        return _build(campaign, receipts, ledger_digest, aside or _here)
     except OverflowError as exc:
         raise LedgerDataError(
             "a wallMs, token or cost value is too large to summarize as a floating-point number"
         ) from exc
 
 
-def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | None) -> dict[str, Any]:
+def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | None, aside: Aside) -> dict[str, Any]:
     manifest, thresholds = campaign.manifest, campaign.thresholds
     by_arm: dict[str, list[Receipt]] = defaultdict(list)
     for item in receipts:
@@ -429,12 +495,13 @@ def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | 
     envelope, execution = _envelope(receipts)
     baseline = manifest["baseline"]
     baseline_items = by_arm.get(baseline["armId"], [])
-    arms = {baseline["armId"]: _arm_metrics(baseline, baseline_items, campaign)}
+    baseline_metrics = aside(lambda: _arm_metrics(baseline, baseline_items, campaign))
+    candidate_metrics = {}
     rows = []
     for arm in manifest["candidates"]:
         items = by_arm.get(arm["armId"], [])
         metrics = _arm_metrics(arm, items, campaign)
-        arms[arm["armId"]] = metrics
+        candidate_metrics[arm["armId"]] = metrics
         coverage = _coverage(items, baseline_items, campaign)
         paired = _paired_quality(items, baseline_items)
         kill = _kill_paths(by_case(items), campaign)
@@ -451,6 +518,7 @@ def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | 
                 "registryChanged": False,
             }
         )
+    arms = {baseline["armId"]: baseline_metrics(), **candidate_metrics}
     transport = _transport_rows(by_arm, campaign)
     for row in rows:
         arm = campaign.arms[row["armId"]]

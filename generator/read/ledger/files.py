@@ -20,11 +20,9 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
-
-import orjson
 
 from generator.model.errors import EvalsiteError
 
@@ -267,10 +265,22 @@ def parse_line(text: str, *, digits_checked: bool = False) -> Any:
     """
     if _shallow(text) and (digits_checked or not has_long_digit_run(text.encode("utf-8", "surrogatepass"))):
         try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
+            return _loads(text)
+        except ValueError:  # orjson.JSONDecodeError
             pass
     return parse_line_stdlib(text)
+
+
+def _first_loads(text: str) -> Any:
+    """``orjson.loads``, imported when a line is first parsed (a small CLI call never needs it)."""
+    global _loads
+    import orjson
+
+    _loads = orjson.loads
+    return _loads(text)
+
+
+_loads: Callable[[str], Any] = _first_loads
 
 
 def parse_line_stdlib(text: str) -> Any:

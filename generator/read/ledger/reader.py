@@ -48,6 +48,7 @@ from generator.read.ledger.files import (
     long_digit_lines,
     mark_digits,
     parse_line,
+    parse_line_stdlib,
     resolve_ledger,
     size_text,
     split_lines,
@@ -74,6 +75,8 @@ __all__ = [
 CAMPAIGN_SIZE_CAP = 64 << 20
 #: One receipt is a few kilobytes; a file (or stdin) larger than this is not one.
 RECEIPT_SIZE_CAP = 16 << 20
+#: Documents up to this size are parsed by the standard library alone (faster than loading orjson).
+_SMALL_DOCUMENT = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,9 @@ def parse_json_document(data: bytes, label: str) -> Any:
     except UnicodeDecodeError as exc:
         raise EvalsiteError(f"could not read {label} (not UTF-8 at byte {exc.start})") from exc
     try:
-        return parse_line(text)
+        # the standard library for a small document (the same value: see parse_line), so that
+        # reading one receipt or campaign does not load orjson
+        return parse_line(text) if len(data) > _SMALL_DOCUMENT else parse_line_stdlib(text)
     except NonFiniteNumber as exc:
         raise EvalsiteError(f"{label} contains {exc}") from exc
     except json.JSONDecodeError as exc:
@@ -291,6 +296,8 @@ STREAM_CHUNK = 1 << 20
 
 #: ``consume(line, value)`` -> the entry to keep for that line (see :func:`stream_ledger_file`).
 Consume = Callable[[int, Any], LedgerEntry]
+#: ``raw(line, bytes)`` -> the entry for a line decided from its bytes, or None (parse it).
+ConsumeRaw = Callable[[int, bytes], "LedgerEntry | None"]
 
 
 class _Restart(Exception):
@@ -329,7 +336,11 @@ def _chunks(handle: Any) -> Iterator[bytes]:
 
 
 def _stream(
-    handle: Any, consume: Consume, check_tail: Callable[[], bool], tick: Callable[[int], None] | None
+    handle: Any,
+    consume: Consume,
+    check_tail: Callable[[], bool],
+    tick: Callable[[int], None] | None,
+    decide: ConsumeRaw | None = None,
 ) -> LedgerRead:
     """:func:`parse_ledger_bytes` over a file read in chunks; entries keep what ``consume`` returns.
 
@@ -382,12 +393,21 @@ def _stream(
             raise _Restart
         size += len(chunk)
         data = pending + chunk if pending else chunk
-        marked = mark_digits(data)  # one pass per chunk finds the lines with 19 digits in a row
+        # one pass per chunk finds the lines with 19 digits in a row (when ``decide`` leaves most
+        # lines to be parsed; otherwise each parsed line is checked on its own)
+        marked = mark_digits(data) if decide is None else None
         position = 0
         end = data.find(b"\n")
         while end >= 0:
             number += 1
-            line(data[position:end], offset + position, True, marked.find(LONG_DIGIT_RUN, position, end) < 0)
+            content = data[position:end]
+            decided = decide(number, content) if decide is not None else None
+            if decided is not None:
+                entries.append(decided)
+            elif marked is not None:
+                line(content, offset + position, True, marked.find(LONG_DIGIT_RUN, position, end) < 0)
+            else:
+                line(content, offset + position, True, not has_long_digit_run(content))
             position = end + 1
             end = data.find(b"\n", position)
         pending = data[position:]
@@ -409,6 +429,7 @@ def stream_ledger_file(
     lock: str = "existing",
     reset: Callable[[], None] = lambda: None,
     tick: Callable[[int], None] | None = None,
+    raw: ConsumeRaw | None = None,
 ) -> LedgerRead:
     """:func:`read_ledger_file`, streaming: each parsed line goes to ``consume`` as it is read.
 
@@ -417,7 +438,10 @@ def stream_ledger_file(
     result equals ``read_ledger_file``'s (with the kept entries).  When the ledger must be read
     again -- it has a "\r" line end, or an appender appeared while an unterminated last line was
     read without the lock -- ``reset()`` is called and the ledger is read again whole (``consume``
-    sees every line again).  ``tick(n)`` reports the bytes read.
+    sees every line again).  ``tick(n)`` reports the bytes read.  ``raw(line, content)``, when
+    given, sees each terminated line's bytes first and may decide it (return its entry, which is
+    kept as ``consume``'s would be); when it returns None the line is decoded, parsed and given to
+    ``consume`` as usual.  The whole-file re-read does not call ``raw``.
     """
     if lock not in ("create", "existing", "none"):
         raise ValueError("lock must be 'create', 'existing' or 'none'")
@@ -432,8 +456,8 @@ def stream_ledger_file(
     try:
         if locked:
             with LedgerLock(real, exclusive=False, create=lock == "create"):
-                return _stream_path(real, consume, unlocked_tail, tick)
-        return _stream_path(real, consume, unlocked_tail, tick)
+                return _stream_path(real, consume, unlocked_tail, tick, raw)
+        return _stream_path(real, consume, unlocked_tail, tick, raw)
     except _Restart:
         pass
     reset()
@@ -446,11 +470,15 @@ def stream_ledger_file(
 
 
 def _stream_path(
-    real: str, consume: Consume, check_tail: Callable[[], bool], tick: Callable[[int], None] | None
+    real: str,
+    consume: Consume,
+    check_tail: Callable[[], bool],
+    tick: Callable[[int], None] | None,
+    raw: ConsumeRaw | None = None,
 ) -> LedgerRead:
     opened = _stream_open(real)
     if opened is None:
         return LedgerRead(False, 0, (), (), None, 0)
     handle, _size = opened
     with handle, gc_paused():
-        return _stream(handle, consume, check_tail, tick)
+        return _stream(handle, consume, check_tail, tick, raw)
