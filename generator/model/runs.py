@@ -279,6 +279,7 @@ REPORTED_FIELDS: Final = {
 
 _SLOT = 8  # bytes per packed field
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+_UNPACK: Final = {kind: struct.Struct("<" + kind).unpack_from for kind in "qd"}  # "n" (None) has none
 _LAYOUTS: dict[str, struct.Struct] = {}  # kinds ("n"/"q"/"d" per field) -> its struct, shared by every run
 
 
@@ -322,7 +323,13 @@ class TelemetryValues(Mapping[str, Any]):
 
     def get(self, key: str, default: Any = None) -> Any:
         index = self._INDEX.get(key)
-        return default if index is None else self._value(index)
+        if index is None:
+            return default
+        kinds, packed = self._kinds, self._packed  # _value, written out (the efficiency tables call this most)
+        if kinds is None:
+            return packed[index]
+        unpack = _UNPACK.get(kinds[index])
+        return None if unpack is None else unpack(packed, index * _SLOT)[0]  # type: ignore[arg-type]
 
     def __iter__(self) -> Iterator[str]:
         return iter(TELEMETRY_FIELDS)
@@ -331,10 +338,18 @@ class TelemetryValues(Mapping[str, Any]):
         return len(TELEMETRY_FIELDS)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (TelemetryValues, (dict(self.items()),))
+        return (_telemetry_values, (self._kinds, self._packed))  # sent from a pool worker as it is
 
     def __repr__(self) -> str:
         return f"TelemetryValues({dict(self)!r})"
+
+
+def _telemetry_values(kinds: str | None, packed: bytes | tuple[Any, ...]) -> TelemetryValues:
+    """A :class:`TelemetryValues` from its packed form (unpickling)."""
+    values = TelemetryValues.__new__(TelemetryValues)
+    values._kinds = None if kinds is None else sys.intern(kinds)
+    values._packed = packed
+    return values
 
 
 def _kind(value: Any) -> str:
@@ -423,10 +438,15 @@ class ReportSummary(Mapping[Any, Any]):
         return len(self._values)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (ReportSummary, (dict(self.items()),))
+        return (_report_summary, (tuple(self._shape), self._values))  # keys and values as they are kept
 
     def __repr__(self) -> str:
         return f"ReportSummary({dict(self)!r})"
+
+
+def _report_summary(keys: tuple[Any, ...], values: tuple[Any, ...]) -> ReportSummary:
+    """A :class:`ReportSummary` from its keys and values (unpickling): the keys' shape is shared again."""
+    return ReportSummary(dict(zip(keys, values, strict=True)))
 
 
 def report_summary(report: Mapping[str, Any], shared: dict[Any, Any] | None = None) -> ReportSummary:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -22,17 +22,23 @@ from typing import Any, Literal
 from generator.analyze.comparison.alignment import align, matrix_issues
 from generator.analyze.comparison.efficiency import duration_summary, efficiency_table
 from generator.analyze.comparison.passk import normalize_ks, task_macro
-from generator.analyze.stats.experiment import paired_comparison
 from generator.model.common import SIDES, Side
-from generator.model.comparison import ComparisonInputs, ComparisonResult
+from generator.model.comparison import ComparisonInputs, ComparisonResult, Pair
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
-from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, Telemetry
+from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport, Telemetry
 from generator.pipelines.progress import stage
+from generator.read.comet.experiment import (
+    ExperimentPlan,
+    LoadedRun,
+    finish_experiment,
+    open_experiment,
+    read_report,
+)
 from generator.read.comet.manifest import fallback_manifest
-from generator.read.formats import load_side, run_telemetry
-from generator.read.safe_io import Identity, merge_recorded, take_recorded
+from generator.read.formats import AUTO, detect_format, load_side, run_telemetry
+from generator.read.safe_io import Identity, batched_reads, merge_recorded, take_recorded
 from generator.render.comparison.document import comparison_document, run_entries
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
@@ -210,6 +216,156 @@ def _read_artifacts(jobs: list[_Job], tick: Callable[[], None]) -> list[Artifact
         _POOL_JOBS = []
 
 
+#: Report files read per task of the pool (their runs' raw stdout is read with them).
+_REPORTS_PER_TASK = 32
+
+_POOL_PLANS: list[ExperimentPlan] = []  # set before the pool forks, like _POOL_JOBS
+_POOL_REBASE = [False]
+
+Loaded = LoadedRun | SkippedReport | None
+
+
+def _read_reports_task(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
+    """Reports ``start:stop`` of one plan, each with its raw stdout's telemetry (a pool task)."""
+    index, start, stop = task
+    return _read_batch(_POOL_PLANS[index], start, stop, _POOL_REBASE[0]), take_recorded()
+
+
+def _read_batch(plan: ExperimentPlan, start: int, stop: int, rebase: bool) -> list[Loaded]:
+    """Reports ``start:stop`` of ``plan`` with their telemetry, the folders looked at once for all.
+
+    When a folder changed while they were read (``batched_reads``), they are read again, each
+    with its own checks.
+    """
+    names = plan.names[start:stop]
+    shared: dict[Any, Any] = {}
+    with batched_reads() as batch:
+        loaded = [read_report(plan, name, shared, telemetry=True, rebase=rebase) for name in names]
+    if not batch.unchanged:
+        loaded = [read_report(plan, name, shared, telemetry=True, rebase=rebase) for name in names]
+    return loaded
+
+
+def _import_statistics() -> None:
+    """Import the statistics (scipy: about a second) in this process while forked workers read.
+
+    Nothing of it is needed before the runs are read, and the workers, forked before it, never
+    use it: they start smaller and the import costs no time of its own.
+    """
+    import generator.analyze.stats.experiment  # noqa: F401
+
+
+def _pool_reports(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
+    return _read_reports_task(task)  # looked up in the worker (so tests can watch it)
+
+
+def _read_plans(plans: list[ExperimentPlan], rebase: bool, tick: Callable[[], None]) -> Generator[Loaded, None, None]:
+    """Every report of every plan, in plan and file order, read in this process or in forked workers."""
+    global _POOL_PLANS
+    tasks = [
+        (index, start, min(start + _REPORTS_PER_TASK, len(plan.names)))
+        for index, plan in enumerate(plans)
+        for start in range(0, len(plan.names), _REPORTS_PER_TASK)
+    ]
+    workers = min(_workers(sum(len(plan.names) for plan in plans)), len(tasks))
+    _POOL_PLANS, _POOL_REBASE[0] = plans, rebase
+    try:
+        if workers < 2:
+            for index, start, stop in tasks:
+                for item in _read_batch(plans[index], start, stop, rebase):
+                    tick()
+                    yield item
+            return
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            results = pool.imap(_pool_reports, tasks)
+            _import_statistics()  # while the workers read (they were forked without scipy)
+            for loaded, digests in results:
+                if digests:
+                    merge_recorded(digests)
+                for item in loaded:
+                    tick()
+                    yield item
+    finally:
+        _POOL_PLANS = []
+
+
+def _comet_format(fmt: str, path: Path) -> bool:
+    return fmt == "comet" or (fmt == AUTO and detect_format(path) == "comet")
+
+
+def _load_comet_pair(
+    inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest]
+) -> tuple[dict[Side, Experiment], dict[Side, list[Artifact | None]]] | None:
+    """Both Comet sides, every run read with its raw stdout in one pass (None: not both Comet).
+
+    What :func:`load_side` does side by side, with the same first error: the candidate is opened
+    (and its errors raised) first; an error of the baseline is raised only after the candidate's
+    runs are complete (their fallback manifests are made in file order, as they would be).
+    """
+    if not _comet_format(inputs.candidate_format, inputs.candidate_dir):
+        return None
+    deferred: EvalsiteError | None = None
+    try:
+        if not _comet_format(inputs.baseline_format, inputs.baseline_dir):
+            return None
+    except EvalsiteError as error:
+        deferred = error
+    candidate = open_experiment("candidate", inputs.candidate_dir, inputs.candidate_treatment)
+    plans = [candidate]
+    if deferred is None:
+        try:
+            plans.append(open_experiment("baseline", inputs.baseline_dir, inputs.baseline_treatment))
+        except EvalsiteError as error:
+            deferred = error
+    total = sum(len(plan.names) for plan in plans)
+    loaded = _read_plans(plans, inputs.rebase_artifacts, stage("reading reports and raw stdout", total))
+    try:
+        experiments: dict[Side, Experiment] = {}
+        artifacts: dict[Side, list[Artifact | None]] = {}
+        for plan in plans:
+            runs = (next(loaded) for _name in plan.names)
+            experiments[plan.side], artifacts[plan.side] = finish_experiment(plan, runs, manifest_for=manifest_for)
+            if deferred is not None:
+                raise deferred
+    finally:
+        loaded.close()
+    return experiments, artifacts
+
+
+def _paired_artifacts(
+    inputs: ComparisonInputs,
+    formats: Mapping[Side, str],
+    experiments: Mapping[Side, Experiment],
+    pairs: Sequence[Pair],
+    read_with: Mapping[Side, list[Artifact | None]] | None,
+) -> dict[Side, tuple[Artifact, ...]]:
+    """Each side's artifact of every pair, in pair order: as read with the runs, or read now."""
+    if read_with is not None:
+        out: dict[Side, tuple[Artifact, ...]] = {}
+        for side in SIDES:
+            by_record = {
+                id(record): artifact
+                for record, artifact in zip(experiments[side].records, read_with[side], strict=True)
+            }
+            out[side] = tuple(_read(by_record[id(pair.side(side))]) for pair in pairs)
+        return out
+    jobs = [
+        _Job(formats[side], experiments[side], pair.side(side), inputs.rebase_artifacts)
+        for side in SIDES
+        for pair in pairs
+    ]
+    read = _read_artifacts(jobs, stage("reading raw stdout", len(jobs)))
+    del jobs
+    count = len(pairs)
+    return {side: tuple(read[index * count : (index + 1) * count]) for index, side in enumerate(SIDES)}
+
+
+def _read(artifact: Artifact | None) -> Artifact:
+    if artifact is None:  # every run is read with its telemetry on this path
+        raise AssertionError("a run was read without its telemetry")
+    return artifact
+
+
 def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     """Read both experiments, align them strictly, and compute every metric and statistic."""
     ks = normalize_ks(list(inputs.ks))
@@ -227,14 +383,20 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
 
     formats: dict[Side, str] = {}
     experiments: dict[Side, Experiment] = {}
+    comet = _load_comet_pair(inputs, manifest_for)
+    read_with: dict[Side, list[Artifact | None]] | None = None
+    if comet is not None:
+        experiments, read_with = comet
+        formats = {side: "comet" for side in SIDES}
     sides: tuple[tuple[Side, Path, str, str], ...] = (
         ("candidate", inputs.candidate_dir, inputs.candidate_treatment, inputs.candidate_format),
         ("baseline", inputs.baseline_dir, inputs.baseline_treatment, inputs.baseline_format),
     )
     for side, path, treatment, fmt in sides:
-        formats[side], experiments[side] = load_side(
-            fmt, side, path, treatment, options=inputs.import_options, manifest_for=manifest_for
-        )
+        if comet is None:
+            formats[side], experiments[side] = load_side(
+                fmt, side, path, treatment, options=inputs.import_options, manifest_for=manifest_for
+            )
     for side in SIDES:
         experiment = experiments[side]
         if not experiment.records:
@@ -261,17 +423,11 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
         for side in SIDES:
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
+    from generator.analyze.stats.experiment import paired_comparison  # scipy: see _import_statistics
+
     statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
-    jobs = [
-        _Job(formats[side], experiments[side], pair.side(side), inputs.rebase_artifacts)
-        for side in SIDES
-        for pair in alignment.pairs
-    ]
-    read = _read_artifacts(jobs, stage("reading raw stdout", len(jobs)))
-    del jobs  # memory flat in the runs: nothing per run is held longer than it is needed
-    count = len(alignment.pairs)
-    artifacts = {side: tuple(read[index * count : (index + 1) * count]) for index, side in enumerate(SIDES)}
-    del read
+    artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
+    del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     keys = [pair.key for pair in alignment.pairs]
     duration = {
         side: duration_summary(

@@ -152,6 +152,90 @@ def resolve_root(allowed_root: Path | str) -> str | None:
         return None
 
 
+class Batch:
+    """The folders looked at during :func:`batched_reads`, each checked again when the batch ends."""
+
+    def __init__(self) -> None:
+        self.chains: dict[tuple[str, str], Chain] = {}
+        self.folders: dict[str, os.stat_result] = {}
+        self.unchanged = True  # set when the batch ends: every folder looked at is as it was
+
+
+_BATCH: Batch | None = None
+
+
+@contextlib.contextmanager
+def batched_reads() -> Iterator[Batch]:
+    """Read many files under the same folders with one look at each folder before and one after.
+
+    Inside the block, :func:`read_contained` (with a resolved root) checks the folders from the
+    root down to a file once, when it first needs them, and :func:`real_folder_info` remembers
+    what it saw; each file is then opened with ``O_NOFOLLOW | O_NONBLOCK``, must be a regular
+    file within its size cap, and must keep its identity until its last byte is read.  When the
+    block ends every folder is looked at again: ``batch.unchanged`` is False when any changed,
+    and the caller must then read the batch again outside a batch.  Every file opened in the block
+    was reached through the same real folders (looked at before and after), which is what the
+    per-file checks prove.  Anything unusual about a file (missing, a link, a FIFO, too large,
+    changed, a short read) sends it through the per-file checks, which name the refusal.
+    """
+    global _BATCH
+    outer = _BATCH
+    batch = Batch()
+    _BATCH = batch
+    try:
+        yield batch
+    finally:
+        _BATCH = outer
+        looked = dict(batch.folders)
+        for chain in batch.chains.values():
+            looked.update(chain)
+        batch.unchanged = _chain_unchanged(list(looked.items()))
+
+
+def real_folder_info(path: str) -> os.stat_result:
+    """``os.lstat(path)``; inside :func:`batched_reads` a real folder's answer is kept (and checked at the end)."""
+    batch = _BATCH
+    if batch is not None:
+        seen = batch.folders.get(path)
+        if seen is not None:
+            return seen
+    info = os.lstat(path)
+    if batch is not None and stat.S_ISDIR(info.st_mode) and not stat.S_ISLNK(info.st_mode):
+        batch.folders[path] = info
+    return info
+
+
+def _read_batched(path: str, root: str, max_bytes: int, batch: Batch) -> bytes | None:
+    """The file's bytes read with the batch's folder checks, or None: read it with the per-file checks."""
+    parent = os.path.dirname(path)
+    chain = batch.chains.get((root, parent))
+    if chain is None:
+        found = _real_directory_chain(root, parent)
+        if isinstance(found, Refusal):
+            return None
+        chain = batch.chains[(root, parent)] = found
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        opened = os.fstat(fd)
+        size = opened.st_size
+        if not stat.S_ISREG(opened.st_mode) or size > max_bytes:
+            return None
+        data = os.read(fd, size + 1)
+        # a short read, or a file that grew: the per-file checks read it (and say why not)
+        if len(data) != size or _identity(os.fstat(fd)) != _identity(opened):
+            return None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if _RECORDED is not None:
+        _RECORDED[_identity(opened)] = hashlib.sha256(data).hexdigest()
+    return data
+
+
 def read_contained(
     path: Path | str,
     allowed_root: Path | str,
@@ -162,8 +246,13 @@ def read_contained(
     """Read ``path`` if it is a stable regular file strictly under ``allowed_root``.
 
     ``path`` must already be absolute and normalised (no ``..``).  The root is
-    resolved here unless the caller says it already is.
+    resolved here unless the caller says it already is.  Inside :func:`batched_reads` the
+    folders are looked at once per batch (the same rules, fewer system calls).
     """
+    if _BATCH is not None and root_is_resolved:
+        data = _read_batched(str(path), str(allowed_root), max_bytes, _BATCH)
+        if data is not None:
+            return data
     root = str(allowed_root) if root_is_resolved else resolve_root(allowed_root)
     if root is None:
         return Refusal("allowed folder is missing")

@@ -38,14 +38,14 @@ def test_the_pool_really_runs_in_other_processes(
     pair: ComparisonInputs, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     log = tmp_path / "pids.txt"
-    original = compare._Job.run
+    original = compare._read_reports_task
 
-    def spy(job: compare._Job) -> object:
+    def spy(task: tuple[int, int, int]) -> object:
         with open(log, "a") as handle:  # the workers' memory is their own: they report through a file
             handle.write(f"{os.getpid()}\n")
-        return original(job)
+        return original(task)
 
-    monkeypatch.setattr(compare._Job, "run", spy)
+    monkeypatch.setattr(compare, "_read_reports_task", spy)
     monkeypatch.setenv("EVALSITE_WORKERS", "2")
     report_text(pair, "json")
     pids = {int(line) for line in log.read_text().split()}

@@ -30,7 +30,8 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from generator.model.runs import (
     CaseManifest,
     Experiment,
     Quality,
+    ReportSummary,
     RunRecord,
     SkippedReport,
     TelemetryValues,
@@ -53,7 +55,7 @@ from generator.read.comet.manifest import raw_manifest_of, verify_embedded
 from generator.read.comet.matrix import load_matrix
 from generator.read.comet.quality import sample_quality
 from generator.read.comet.telemetry import InvalidTelemetry, extract_telemetry, reported_telemetry
-from generator.read.safe_io import Refusal, is_real_directory, read_contained
+from generator.read.safe_io import Refusal, is_real_directory, read_contained, real_folder_info
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
 MAX_RAW_BYTES = 64 * 1024 * 1024
@@ -72,9 +74,14 @@ __all__ = [
     "Artifact",
     "ArtifactBinder",
     "Experiment",
+    "ExperimentPlan",
+    "LoadedRun",
     "RunRecord",
     "SkippedReport",
+    "finish_experiment",
     "load_experiment",
+    "open_experiment",
+    "read_report",
     "read_run_telemetry",
 ]
 
@@ -198,6 +205,143 @@ def _report_files(reports_dir: Path) -> list[str]:
         return []
 
 
+@dataclass(frozen=True, slots=True)
+class ExperimentPlan:
+    """An opened experiment: its folder and the report files to read (see :func:`open_experiment`)."""
+
+    side: Side
+    treatment: str
+    root: Path
+    label: str
+    reports_dir: str  # resolved; "" when the experiment has no reports/ folder
+    names: tuple[str, ...]  # report file names, sorted
+
+
+#: What :func:`read_report` gives for one report of the compared treatment: task, rep, file name,
+#: summary, manifest (None: the task's fallback is needed), manifest valid, quality, and the run's
+#: artifact when telemetry was read with it.
+LoadedRun = tuple[str, int, str, ReportSummary, CaseManifest | None, bool, Quality, Artifact | None]
+
+_IDENTITIES: dict[str, _Identity] = {}
+
+
+def open_experiment(side: Side, directory: Path, treatment: str) -> ExperimentPlan:
+    """Check an experiment folder and list its report files (raises what :func:`load_experiment` raises first)."""
+    if not directory.exists():
+        raise EvalsiteError(f"{side} experiment folder {directory.name!r} does not exist")
+    if not directory.is_dir():
+        raise EvalsiteError(f"{side} experiment {directory.name!r} is not a folder")
+    root = directory.resolve()
+    reports_dir = root / "reports"
+    if is_real_directory(reports_dir):
+        reports_text, names = str(reports_dir), tuple(_report_files(reports_dir))
+    elif reports_dir.exists() or reports_dir.is_symlink():
+        raise EvalsiteError(f"{side} experiment {directory.name!r}: reports/ is not a real folder")
+    else:
+        reports_text, names = "", ()
+    return ExperimentPlan(side, treatment, root, directory.name or root.name, reports_text, names)
+
+
+def read_report(
+    plan: ExperimentPlan, name: str, shared: dict[Any, Any], *, telemetry: bool = False, rebase: bool = False
+) -> LoadedRun | SkippedReport | None:
+    """One report file of ``plan``: its run, why it is skipped, or None for another treatment's report.
+
+    With ``telemetry``, the run's raw stdout is read at once too (:func:`read_run_telemetry`, from
+    the whole report: the same reference and names its summary resolves).  ``shared`` interns equal
+    values across the reports of one reader (qualities, failed checks).
+    """
+    side = plan.side
+    shown = _readable_name(name)
+    if shown is not None:
+        return SkippedReport(side, shown, "report file name is not valid UTF-8")
+    reports_text = plan.reports_dir
+    data = read_contained(
+        os.path.join(reports_text, name), reports_text, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True
+    )
+    if isinstance(data, Refusal):
+        return SkippedReport(side, name, f"report file {data.reason}")
+    report = _decode_report(data)
+    if isinstance(report, str):
+        return SkippedReport(side, name, f"report is {report}")
+    identity = _IDENTITIES.get(plan.treatment)
+    if identity is None:
+        identity = _IDENTITIES.setdefault(plan.treatment, _Identity(plan.treatment))
+    match = identity.matches(report)
+    if match is None:
+        return None  # another treatment's report
+    rep = identity.repetition(match, report, _stem(name))
+    if rep is None:
+        return SkippedReport(side, name, "report has an invalid repetition")
+    task = sys.intern(match.group("task"))
+    raw_manifest = raw_manifest_of(report)
+    manifest = verify_embedded(raw_manifest, task)
+    valid = manifest is not None or raw_manifest is None
+    binder = ArtifactBinder(plan.root, report, name, rep, rebase=False)
+    quality = sample_quality(report, binder.read_text)
+    quality = shared.setdefault(("quality", quality), quality)
+    # the run keeps only what later stages read of its report, never the whole parsed report
+    summary = report_summary(report, shared)
+    artifact = _telemetry_of(plan.root, report, name, rep, rebase=rebase) if telemetry else None
+    return (task, rep, name, summary, manifest, valid, quality, artifact)
+
+
+def finish_experiment(
+    plan: ExperimentPlan,
+    loaded: Iterable[LoadedRun | SkippedReport | None],
+    *,
+    manifest_for: Callable[[str], CaseManifest],
+) -> tuple[Experiment, list[Artifact | None]]:
+    """The experiment of ``plan`` from its reports as :func:`read_report` read them, in file order.
+
+    A run whose manifest is missing or does not verify gets ``manifest_for(task)``, in file order
+    (so the first error is the one :func:`load_experiment` raises).  The artifacts read with the
+    runs come back beside the records, in the same order.
+    """
+    records: list[RunRecord] = []
+    artifacts: list[Artifact | None] = []
+    skipped: list[SkippedReport] = []
+    kept: dict[Any, Any] = {}  # equal manifests and qualities read apart (other workers, batches) kept once
+    for item in loaded:
+        if item is None:
+            continue
+        if isinstance(item, SkippedReport):
+            skipped.append(item)
+            continue
+        task, rep, name, summary, manifest, valid, quality, artifact = item
+        task = sys.intern(task)
+        if manifest is None:
+            manifest = manifest_for(task)
+        else:
+            manifest = kept.setdefault(_manifest_key(manifest), manifest)
+        quality = kept.setdefault(quality, quality)
+        records.append(RunRecord(plan.side, task, rep, name, summary, manifest, valid, quality))
+        artifacts.append(artifact)
+    experiment = Experiment(
+        side=plan.side,
+        treatment=plan.treatment,
+        root=plan.root,
+        label=plan.label,
+        records=tuple(records),
+        skipped=tuple(skipped),
+        matrix=load_matrix(plan.root),
+    )
+    return experiment, artifacts
+
+
+def _manifest_key(manifest: CaseManifest) -> tuple[Any, ...]:
+    return (
+        manifest.task,
+        manifest.source,
+        manifest.schema,
+        manifest.case_hash,
+        manifest.core_hash,
+        tuple(manifest.components.items()),
+        manifest.missing,
+        manifest.task_files,
+    )
+
+
 def load_experiment(
     side: Side,
     directory: Path,
@@ -210,65 +354,10 @@ def load_experiment(
     ``manifest_for(task)`` supplies the fallback manifest of a task (cached by
     the caller so both sides share one tree walk per task).
     """
-    if not directory.exists():
-        raise EvalsiteError(f"{side} experiment folder {directory.name!r} does not exist")
-    if not directory.is_dir():
-        raise EvalsiteError(f"{side} experiment {directory.name!r} is not a folder")
-    root = directory.resolve()
-    identity = _Identity(treatment)
-    reports_dir = root / "reports"
-    records: list[RunRecord] = []
-    skipped: list[SkippedReport] = []
+    plan = open_experiment(side, directory, treatment)
     shared: dict[Any, Any] = {}  # equal values of many runs, kept once (interned)
-    qualities: dict[Quality, Quality] = {}
-    if is_real_directory(reports_dir):
-        reports_text = str(reports_dir)
-        for name in _report_files(reports_dir):
-            shown = _readable_name(name)
-            if shown is not None:
-                skipped.append(SkippedReport(side, shown, "report file name is not valid UTF-8"))
-                continue
-            data = read_contained(
-                os.path.join(reports_text, name), reports_text, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True
-            )
-            if isinstance(data, Refusal):
-                skipped.append(SkippedReport(side, name, f"report file {data.reason}"))
-                continue
-            report = _decode_report(data)
-            if isinstance(report, str):
-                skipped.append(SkippedReport(side, name, f"report is {report}"))
-                continue
-            match = identity.matches(report)
-            if match is None:
-                continue  # another treatment's report
-            rep = identity.repetition(match, report, _stem(name))
-            if rep is None:
-                skipped.append(SkippedReport(side, name, "report has an invalid repetition"))
-                continue
-            task = match.group("task")
-            raw_manifest = raw_manifest_of(report)
-            manifest = verify_embedded(raw_manifest, task)
-            valid = manifest is not None or raw_manifest is None
-            if manifest is None:
-                manifest = manifest_for(task)
-            binder = ArtifactBinder(root, report, name, rep, rebase=False)
-            quality = sample_quality(report, binder.read_text)
-            quality = qualities.setdefault(quality, quality)
-            task = sys.intern(task)
-            # the run keeps only what later stages read of its report, never the whole parsed report
-            summary = report_summary(report, shared)
-            records.append(RunRecord(side, task, rep, name, summary, manifest, valid, quality))
-    elif reports_dir.exists() or reports_dir.is_symlink():
-        raise EvalsiteError(f"{side} experiment {directory.name!r}: reports/ is not a real folder")
-    return Experiment(
-        side=side,
-        treatment=treatment,
-        root=root,
-        label=directory.name or root.name,
-        records=tuple(records),
-        skipped=tuple(skipped),
-        matrix=load_matrix(root),
-    )
+    loaded = (read_report(plan, name, shared) for name in plan.names)
+    return finish_experiment(plan, loaded, manifest_for=manifest_for)[0]
 
 
 class ArtifactBinder:
@@ -322,7 +411,7 @@ class ArtifactBinder:
         if os.path.basename(path) not in names:
             return Refusal("file name is not bound to this task and repetition")
         try:
-            info = os.lstat(allowed)
+            info = real_folder_info(allowed)
         except OSError:
             return Refusal("allowed folder is missing")
         if stat.S_ISLNK(info.st_mode) or not stat.S_ISDIR(info.st_mode):
@@ -381,8 +470,13 @@ def read_run_telemetry(experiment: Experiment, record: RunRecord, *, rebase: boo
     The numbers of the report's ``events_summary`` are kept as ``Artifact.reported`` (labelled as
     reported by the harness), never merged into the re-derived telemetry.
     """
-    reported = reported_telemetry(record.report.get("events_summary"))
-    binder = ArtifactBinder(experiment.root, record.report, record.file, record.rep, rebase=rebase)
+    return _telemetry_of(experiment.root, record.report, record.file, record.rep, rebase=rebase)
+
+
+def _telemetry_of(root: Path, report: Mapping[str, Any], file: str, rep: int, *, rebase: bool) -> Artifact:
+    """:func:`read_run_telemetry` of a report (whole, or a run's summary of it)."""
+    reported = reported_telemetry(report.get("events_summary"))
+    binder = ArtifactBinder(root, report, file, rep, rebase=rebase)
     data, rebased = binder.read("raw_stdout")
     if isinstance(data, Refusal):
         status = "absent" if data.reason in ("no artifact reference", "missing") else "rejected"
