@@ -19,7 +19,7 @@ import hashlib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 __all__ = [
     "BUILTIN_RULES",
@@ -35,8 +35,33 @@ __all__ = [
 #: One found secret: its kind and the 12-hex digest shown in its marker.
 Finding = tuple[str, str]
 
-MARKER_RE = re.compile(r"\[redacted:([a-z0-9][a-z0-9-]{0,63}) sha256:([0-9a-f]{12})\]")
-_KIND_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+
+class _Lazy:
+    """A module-level regular expression compiled when first used, so importing compiles nothing.
+
+    The first use also puts the compiled pattern in its global, so later uses cost nothing extra.
+    """
+
+    __slots__ = ("_name", "_args", "_compiled")
+
+    def __init__(self, name: str, pattern: str, flags: int = 0) -> None:
+        self._name, self._args = name, (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, attribute: str) -> Any:
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = re.compile(*self._args)
+            globals()[self._name] = compiled
+        return getattr(compiled, attribute)
+
+
+def _lazy(name: str, pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return cast("re.Pattern[str]", _Lazy(name, pattern, flags))
+
+
+MARKER_RE = _lazy("MARKER_RE", r"\[redacted:([a-z0-9][a-z0-9-]{0,63}) sha256:([0-9a-f]{12})\]")
+_KIND_RE = _lazy("_KIND_RE", r"^[a-z0-9][a-z0-9-]{0,63}$")
 _NOT_MARKER = r"(?!\[redacted:)"
 # Quotes may be escaped (``\"``): a tool call's arguments are shown as JSON text.
 
@@ -115,9 +140,10 @@ BUILTIN_RULES: tuple[RedactionRule, ...] = (
 # one of these words (case-insensitive), then ``=``, ``:`` or ``:=``, then a value that is not a
 # number, a boolean or null, nor already a marker.
 ENV_KIND = "env-secret"
-_ENV_WORD = re.compile(r"api_?key|key|token|secret|passwd|password|passphrase|pass_phrase|credential")
+_ENV_WORD = _lazy("_ENV_WORD", r"api_?key|key|token|secret|passwd|password|passphrase|pass_phrase|credential")
 _ENV_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.-")
-_ENV_ASSIGN = re.compile(
+_ENV_ASSIGN = _lazy(
+    "_ENV_ASSIGN",
     r"(?:\\?[\"'])?[ \t]*(?::=|:|=)[ \t]*(?:\\?[\"'])?"
     + _NOT_MARKER
     + r"(?![0-9.]+(?!"
@@ -141,7 +167,7 @@ _LITERALS = (
 
 
 # ``sk-`` keys are case-sensitive and may not follow a token character, so ``task-`` does not count.
-_SK_START = re.compile(r"(?<![A-Za-z0-9_-])sk-")
+_SK_START = _lazy("_SK_START", r"(?<![A-Za-z0-9_-])sk-")
 
 
 # Letters a case-insensitive regex matches to ASCII ones that ``str.lower`` keeps apart (Kelvin's K
@@ -149,7 +175,7 @@ _SK_START = re.compile(r"(?<![A-Za-z0-9_-])sk-")
 _FOLD = {0x131: "i", 0x17F: "s"}
 
 
-_ANY_LITERAL = re.compile("|".join(re.escape(literal) for literal in _LITERALS))  # on lower-cased text
+_ANY_LITERAL = _lazy("_ANY_LITERAL", "|".join(re.escape(literal) for literal in _LITERALS))  # on lower-cased text
 
 
 def _may_hold_secret(text: str) -> bool:
@@ -250,6 +276,10 @@ class Redactor:
             return Redacted(text, ())
         if not self.extra and (len(text) < _SHORTEST or not _may_hold_secret(text)):
             return Redacted(text, ())
+        return self._replaced(text)
+
+    def _replaced(self, text: str) -> Redacted:
+        """:meth:`redact` once the pre-check has passed (each byte is pre-checked once, not twice)."""
         spans = self._spans(text)
         if not spans:
             return Redacted(text, ())
@@ -279,7 +309,17 @@ class Redactor:
     def text(self, text: str) -> str:
         if not self.may_hold_secret(text):
             return text  # the common case, without building a result
-        return self.redact(text).text
+        return self._replaced(text).text if text else text
+
+    def final_text(self, text: str) -> str:
+        """:meth:`text` for a whole page or file: the same result, without the literal pre-check.
+
+        A page's text nearly always holds a literal ("token" in its labels), so the pre-check would
+        only add a scan of every byte before the rules scan it again.
+        """
+        if not self.enabled or not text:
+            return text
+        return self._replaced(text).text
 
     def value(self, value: Any) -> Any:
         """A JSON-like value with every string (keys too) redacted; other values as they are."""
@@ -316,7 +356,7 @@ _RUN_REACH = 256
 #: is shorter); a PEM block is found by its BEGIN line up to 66,000 characters back.
 _WINDOW = 4608  # an env-style value (4,096) and its name
 _PEM_REACH = 66_000
-_PEM_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_PEM_BEGIN = _lazy("_PEM_BEGIN", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _DEFAULT: list[Redactor] = []
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "hash12",
     "interval",
     "is_number",
+    "kind_format",
     "num_cell",
     "p_value",
     "p_value_report",
@@ -81,6 +82,11 @@ _KIND_FORMATS = {
     "usd": "${:,.3f}",
     "percent": "{:,.1f}%",
 }
+
+
+def kind_format(kind: str) -> str:
+    """The format spec :func:`by_kind` applies to a number of *kind* (a finite int or float)."""
+    return _KIND_FORMATS.get(kind, _KIND_FORMATS["count"])
 
 
 def by_kind(value: Any, kind: str) -> str:
@@ -151,9 +157,23 @@ def num_cell(value: Any, shown: str | None = None, *, cls: str = "") -> Cell:
 
 
 def bool_cell(value: Any, yes: str = "pass", no: str = "fail") -> Cell:
-    """Pass/fail as a word (never colour alone) with a class for styling."""
-    if value is True:
-        return Cell(yes, "1", None, "pass")
-    if value is False:
-        return Cell(no, "0", None, "fail")
-    return Cell(NA, "", None, "na")
+    """Pass/fail as a word (never colour alone) with a class for styling.
+
+    Cells are immutable, so each distinct one is made once and shared (a 1,000-task site shows
+    tens of thousands of them).
+    """
+    key = (value is True, value is False, yes, no)
+    cell = _BOOL_CELLS.get(key)
+    if cell is None:
+        if value is True:
+            cell = Cell(yes, "1", None, "pass")
+        elif value is False:
+            cell = Cell(no, "0", None, "fail")
+        else:
+            cell = Cell(NA, "", None, "na")
+        if len(_BOOL_CELLS) < 4096 and type(yes) is str and type(no) is str:
+            _BOOL_CELLS[key] = cell
+    return cell
+
+
+_BOOL_CELLS: dict[tuple[bool, bool, str, str], Cell] = {}

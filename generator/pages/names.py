@@ -117,8 +117,12 @@ def skeleton(text: str) -> str:
 
 def confusable_with(texts: Iterable[str]) -> dict[str, tuple[str, ...]]:
     """Each text that looks like another, different text of ``texts`` -> those others (sorted)."""
+    distinct = set(texts)  # a column repeats its texts ("Candidate", "Baseline"): each is mapped once
+    distinct.discard("")
+    if len(distinct) < 2:
+        return {}
     groups: dict[str, set[str]] = {}
-    for text in texts:
+    for text in distinct:
         if text:
             groups.setdefault(skeleton(text), set()).add(text)
     found: dict[str, tuple[str, ...]] = {}

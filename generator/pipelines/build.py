@@ -27,7 +27,7 @@ import hashlib
 import os
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,7 +38,7 @@ from generator.model.ledger_result import LedgerResult
 from generator.model.stats import ExperimentComparison
 from generator.model.transcript import TranscriptRef
 from generator.model.version import __version__
-from generator.pages.comparison.page import ComparisonSource, build_comparison_pages
+from generator.pages.comparison.page import ComparisonSource, comparison_page_jobs
 from generator.pages.comparison.statistics import comparison_statistics, decided_verdict
 from generator.pages.glossary import GLOSSARY_URL, glossary_page
 from generator.pages.index import (
@@ -49,7 +49,6 @@ from generator.pages.index import (
     ledger_headline,
     redaction_note,
 )
-from generator.pages.leaderboard.models import LeaderboardBundle
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
@@ -70,7 +69,7 @@ from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerCon
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
 from generator.read.safe_io import recording_digests
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
-from generator.write.site import SiteWriter, plotly_js, staged_site
+from generator.write.site import JsonText, SiteWriter, plotly_js, staged_site
 
 __all__ = [
     "BuildReport",
@@ -101,6 +100,7 @@ class ComparisonData:
     inputs: tuple[InputDigest, ...]
     statistics: ExperimentComparison | None = None  # None: the pages show "no paired statistics"
     transcripts: tuple[TranscriptRef, ...] = ()  # each run's raw stdout, located (docs/transcripts.md)
+    document_text: str | None = None  # json_text(document) when the core made it (hashed, then written)
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,13 @@ def _bytes_digest(data: bytes) -> str:
 
 
 class DefaultCore:
-    """Runs the project's comparison and ledger cores for one config entry each."""
+    """Runs the project's comparison and ledger cores for one config entry each.
+
+    ``transcripts`` False (the build sets it from the config's ``transcripts: false``): the runs'
+    raw stdout files are not located for run pages that will not be written.
+    """
+
+    transcripts: bool = True
 
     def compare(self, entry: ComparisonConfig) -> ComparisonData:
         # "Built from" then reuses the SHA-256 of every input file the comparison read
@@ -182,18 +188,17 @@ class DefaultCore:
         if entry.tasks is not None:
             for task in document["tasks"]:
                 instructions[task] = read_instruction(entry.tasks, task)
+        document_text = json_text(document)  # serialised once: hashed here, written as data.json
         inputs = [
-            InputDigest(
-                "comparison document", "data.json", _text_digest(json_text(document)), "evalsite.comparison.v1"
-            ),
+            InputDigest("comparison document", "data.json", _text_digest(document_text), "evalsite.comparison.v1"),
             _tree_input("candidate experiment", entry.candidate.experiment),
             _tree_input("baseline experiment", entry.baseline.experiment),
         ]
         if entry.tasks is not None:
             inputs.append(_tree_input("tasks", entry.tasks))
-        transcripts = transcript_refs(output.result, entry.rebase_artifacts)
+        transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
         return ComparisonData(
-            document, output.markdown, instructions, tuple(inputs), output.result.statistics, transcripts
+            document, output.markdown, instructions, tuple(inputs), output.result.statistics, transcripts, document_text
         )
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
@@ -238,6 +243,7 @@ class BuildReport:
     redacted: dict[str, int] = field(default_factory=dict)  # distinct secrets redacted, by kind
     redaction: bool = True  # False when the config says ``redact: false``
     transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, document, refs) per comparison
+    task_jobs: dict[str, list[Any]] = field(default_factory=dict)  # comparison URL -> its task pages, made when written
     largest_run_page: tuple[str, int] = ("", 0)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
 
@@ -336,12 +342,16 @@ def _comparison_bundles(
             statistics,
             run_page_states(data.transcripts) if config.transcripts else {},
         )
-        bundles = build_comparison_pages(source, site)
+        page, task_jobs = comparison_page_jobs(source, site)
+        if data.document_text is not None and page.data is data.document:
+            page = replace(page, data=JsonText(data.document, data.document_text))
+        bundles = [page]
         if config.transcripts:
             report.transcript_jobs.append((entry.id, entry.title, data.document, data.transcripts))
         verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
         report.records.append(comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics))
+        report.task_jobs[page.page.meta.url] = task_jobs  # written after the page, built by the writer
         return headline, bundles
     except _DATA_ERRORS as error:
         failed = _entry_failed("comparison", entry, error, site, config, report)
@@ -366,7 +376,7 @@ def _ledger_bundles(
 
 def _leaderboard_bundles(
     entry: LeaderboardConfig, site: SiteInfo, config: SiteConfig, report: BuildReport
-) -> tuple[Headline, list[PageBundle], list[LeaderboardBundle]]:
+) -> tuple[Headline, list[PageBundle]]:
     """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
     from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
     from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
@@ -406,13 +416,14 @@ def _leaderboard_bundles(
         for key, links in pages.comparison_links.items():
             report.related[key] = report.related.get(key, ()) + links
         report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs))
-        return pages.headline, [], list(pages.bundles)
+        report.task_jobs[pages.board.page.meta.url] = list(pages.jobs)  # system and pair pages, made when written
+        return pages.headline, [pages.board]
     except _DATA_ERRORS as error:
         message = _data_error_message(error, config)
         report.warnings.append(f"leaderboard {entry.id!r}: {message}")
         report.records.append(failed_record("leaderboard", entry.id, entry.title, message))
         headline, bundle = leaderboard_error(entry.id, entry.title, message, site)
-        return headline, [bundle], []
+        return headline, [bundle]
 
 
 def _note_page(report: BuildReport, url: str, size: int) -> None:
@@ -472,7 +483,9 @@ def build_site(
     check_output_location(out, config)
     if summary is not None:
         check_summary_path(summary, config, out)
-    core = core or DefaultCore()
+    if core is None:
+        core = DefaultCore()
+        core.transcripts = config.transcripts
     templates = templates_dir or default_templates_dir()
     site = _site_info(config)
     report = BuildReport(out)
@@ -493,12 +506,10 @@ def build_site(
             bundles.extend(pages)
             tick()
         headlines_b: list[Headline] = []
-        boards: list[LeaderboardBundle] = []
         for leaderboard in config.leaderboards:
-            headline, pages, board_pages = _leaderboard_bundles(leaderboard, site, config, report)
+            headline, pages = _leaderboard_bundles(leaderboard, site, config, report)
             headlines_b.append(headline)
             bundles.extend(pages)
-            boards.extend(board_pages)
         if report.related:  # comparison pages link the leaderboard pages of the same evidence
             from generator.pages.leaderboard.links import with_related
 
@@ -510,34 +521,23 @@ def build_site(
         index_inputs = [
             InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
             for bundle in bundles
-            if bundle.page.template in ("comparison.html", "ledger.html", "entry_error.html")
+            if bundle.page.template in ("comparison.html", "ledger.html", "leaderboard.html", "entry_error.html")
             for item in bundle.page.meta.inputs
-        ]
-        index_inputs += [
-            InputDigest(f"{board.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
-            for board in boards
-            if board.page.template == "leaderboard.html"
-            for item in board.page.meta.inputs
         ]
         bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links))
 
-        tick = bar.stage("writing pages", len(bundles))
+        # each comparison page is followed by its task pages, whose models the writing workers make
+        items: list[Any] = [
+            item for bundle in bundles for item in (bundle, *report.task_jobs.pop(bundle.page.meta.url, ()))
+        ]
+        report.task_jobs.clear()
+        tick = bar.stage("writing pages", len(items))
         with staged_site(out, _epoch(), config.redactor) as writer:
             _write_assets(writer, templates, config.noindex)
-            write_bundles(writer, bundles, templates, lambda url, size: _note_page(report, url, size), tick)
+            write_bundles(writer, items, templates, lambda url, size: _note_page(report, url, size), tick)
             writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
             if config.leaderboards:
                 writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
-            if boards:
-                from generator.render.leaderboard.html import render_leaderboard_page
-
-                write_bundles(
-                    writer,
-                    boards,
-                    templates,
-                    lambda url, size: _note_page(report, url, size),
-                    render=render_leaderboard_page,
-                )
             for url, html, data in history.pages:
                 _write_page(writer, url, html, data, (), report)
             run_pages_written = write_transcripts(
@@ -548,7 +548,7 @@ def build_site(
                 templates,
             )
             report.transcript_jobs.clear()
-            report.pages = len(bundles) + len(boards) + len(history.pages) + run_pages_written
+            report.pages = len(items) + len(history.pages) + run_pages_written
             report.files = len(writer.written)
             report.total_bytes = writer.total_bytes
             report.redacted = {kind: len(digests) for kind, digests in sorted(writer.redacted.items())}

@@ -60,10 +60,27 @@ def default_templates_dir() -> Path:
     raise FileNotFoundError("evalsite templates not found (expected templates/base.html)")
 
 
+# Each distinct short string a template writes, redacted once per redactor (a build has one): the
+# same labels, names and numbers recur on a thousand task pages.
+_REDACTED: dict[Redactor, dict[str, str]] = {}
+
+
 def _redacted(context: Context, value: Any) -> Any:
     """A string with its secrets replaced, when the render was given a redactor (before capping and escaping)."""
     redactor = context.get("redactor")
-    if isinstance(redactor, Redactor) and isinstance(value, str) and not isinstance(value, Markup):
+    if not isinstance(redactor, Redactor):
+        return value
+    if type(value) is str and len(value) <= 256:
+        cache = _REDACTED.get(redactor)
+        if cache is None or len(cache) >= 1 << 17:
+            if len(_REDACTED) >= 4:
+                _REDACTED.clear()
+            cache = _REDACTED[redactor] = {}
+        hit = cache.get(value)
+        if hit is None:
+            hit = cache[value] = redactor.text(value)
+        return hit
+    if isinstance(value, str) and not isinstance(value, Markup):
         return redactor.text(value)
     return value
 

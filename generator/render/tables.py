@@ -17,6 +17,7 @@ it, as on the rest of the page; the site writer redacts each page's final text a
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -32,8 +33,11 @@ _CACHE_LIMIT = 1 << 17  # distinct texts kept; the caches are cleared (not grown
 _CACHED_LENGTH = 256  # longer texts are rare and seldom repeat: not kept
 
 _NO_REDACTOR = Redactor(enabled=False)
+_NUMBER_TEXT = re.compile(r"[0-9.,+$% se-]*")
 # Escaped forms of each distinct text, per redactor (a build has one; tests build several).
 _caches: dict[Redactor, tuple[dict[str, str], dict[str, str]]] = {}
+# The HTML of each distinct plain cell (no link, no tooltip, no mark): (cls, sort, text) -> ``<td…>…</td>``.
+_cell_caches: dict[Redactor, dict[tuple[str, str | None, str], str]] = {}
 
 
 def shown(value: Any) -> Any:
@@ -72,6 +76,10 @@ def _texters(redactor: Redactor) -> tuple[Any, Any]:
         _caches[redactor] = ({}, {})
     texts, names = _caches[redactor]
     redact = redactor.text
+    # A number as the site prints it ("12,345", "0.25", "$1.234", "40s", "1e-05") is its own HTML: no
+    # built-in rule can match it (every one needs letters these texts lack), it has nothing to escape,
+    # cap or make visible.  A config rule might match digits, so then every text takes the full path.
+    numbers = _NUMBER_TEXT.fullmatch if not redactor.extra else None
 
     def text(value: Any) -> str:
         """finalize (redact, then :func:`shown`), then escape."""
@@ -79,6 +87,8 @@ def _texters(redactor: Redactor) -> tuple[Any, Any]:
             hit = texts.get(value)
             if hit is not None:
                 return hit
+            if numbers is not None and len(value) <= 64 and numbers(value):
+                return value  # distinct numbers seldom repeat: not kept
             out = str(escape(shown(redact(value))))
             if len(value) <= _CACHED_LENGTH:
                 if len(texts) >= _CACHE_LIMIT:
@@ -92,6 +102,8 @@ def _texters(redactor: Redactor) -> tuple[Any, Any]:
             hit = names.get(value)
             if hit is not None:
                 return hit
+            if numbers is not None and len(value) <= 64 and numbers(value):
+                return value
         if isinstance(value, Markup):
             return str(value)
         raw = str(value)
@@ -105,6 +117,14 @@ def _texters(redactor: Redactor) -> tuple[Any, Any]:
         return out
 
     return text, name
+
+
+def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
+    if redactor not in _cell_caches:
+        if len(_cell_caches) >= 4:
+            _cell_caches.clear()
+        _cell_caches[redactor] = {}
+    return _cell_caches[redactor]
 
 
 def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
@@ -149,6 +169,7 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
         out.append(f'<th scope="col"{num}{helps}>{text(column.label)}</th>')
     out.append("</tr></thead>\n<tbody>\n")
     marks = confusable_marks(t)
+    cells = _plain_cells(redactor or _NO_REDACTOR)
     for ri, row in enumerate(rows):
         out.append("<tr")
         if row.id:
@@ -157,6 +178,27 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
             out.append(f' class="{text(row.cls)}"')
         out.append(">")
         for ci, cell in enumerate(row.cells):
+            if cell.href is None and not cell.title and not (marks and (ri, ci) in marks):
+                # a plain cell: its HTML depends on (cls, sort, text) alone, made once per distinct triple
+                key = (cell.cls, cell.sort, cell.text)
+                # exact str parts only: a Markup text or a True sort equals a str or int key it must not hit
+                exact = type(key[2]) is str and type(key[0]) is str and (key[1] is None or type(key[1]) is str)
+                html = cells.get(key) if exact else None
+                if html is None:
+                    html = (
+                        "<td"
+                        + (f' class="{text(cell.cls)}"' if cell.cls else "")
+                        + (f' data-sort="{text(cell.sort)}"' if cell.sort is not None else "")
+                        + ">"
+                        + name(cell.text)
+                        + "</td>"
+                    )
+                    if exact and len(key[2]) <= _CACHED_LENGTH and len(key[1] or "") <= _CACHED_LENGTH:
+                        if len(cells) >= _CACHE_LIMIT:
+                            cells.clear()
+                        cells[key] = html
+                out.append(html)
+                continue
             out.append("<td")
             if cell.cls:
                 out.append(f' class="{text(cell.cls)}"')

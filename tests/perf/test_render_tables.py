@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jinja2 import ChoiceLoader, DictLoader, Environment, FileSystemLoader
 
-from generator.model.redaction import Redactor
+from generator.model.redaction import RedactionRule, Redactor
 from generator.pages.models import Cell, Column, Row, Table
 from generator.render.env import default_templates_dir, make_env
 from generator.render.tables import table_html
@@ -137,3 +137,59 @@ def test_empty_table_renders_like_the_macro() -> None:
     ref, fast = _both(table, "", None)
     assert fast == ref
     assert 'colspan="2"' in fast
+
+
+def test_repeated_plain_cells_reuse_their_html_but_never_across_markup_or_other_types() -> None:
+    """A plain cell's HTML is kept per (cls, sort, text); a Markup text equal to a kept str text, or a
+    sort that equals a kept one only as a number, must still render as the macro renders it."""
+    from markupsafe import Markup
+
+    rows = [
+        Row((Cell("<b>x</b>", "1", None, "num"), Cell("N/A", "", None, "num na"))),
+        Row((Cell(Markup("<b>x</b>"), "1", None, "num"), Cell("N/A", "", None, "num na"))),
+        Row((Cell("<b>x</b>", 1, None, "num"), Cell("N/A", True, None, "num na"))),  # type: ignore[arg-type]
+        Row((Cell("<b>x</b>", "1", None, "num"), Cell("N/A", "", None, "num na"))),
+    ]
+    table = Table("rep", "Repeats", (Column("a", True), Column("b", True)), tuple(rows) * 3)
+    for redactor in (None, Redactor()):
+        ref, fast = _both(table, "", redactor)
+        assert fast == ref
+        assert str(table_html(table, "", redactor)) == fast
+    assert fast.count("<td class=\"num\" data-sort=\"1\"><b>x</b></td>") == 3  # the Markup rows, raw
+
+
+_NUMBERS = st.text(alphabet="0123456789.,+$% se-", max_size=20) | st.sampled_from(
+    ["12,345", "0.25", "$1.234", "40s", "1e-05", "-3", "100.0%", "", " ", "ssss", "e-e-e", "1" * 70]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_NUMBERS, st.one_of(st.none(), _NUMBERS)), min_size=1, max_size=8))
+def test_number_cells_take_the_short_path_with_the_macros_bytes(values) -> None:
+    """Number texts skip redaction, capping and escaping (nothing in them can change); the bytes stay
+    the macro's, with and without a redactor, and a config rule that matches digits still redacts."""
+    rows = tuple(Row((Cell(text, sort, None, "num"), Cell(text))) for text, sort in values)
+    table = Table("n", "Numbers", (Column("a", True), Column("b")), rows)
+    for redactor in (None, Redactor()):
+        ref, fast = _both(table, "", redactor)
+        assert fast == ref
+        assert str(table_html(table, "", redactor)) == ref
+    digits = Redactor(extra=(RedactionRule("digits", r"[0-9]{2,}"),))
+    html = str(table_html(table, "", digits))
+    if any(any(a.isdigit() and b.isdigit() for a, b in zip(text, text[1:], strict=False)) for text, _ in values):
+        assert "[redacted:digits" in html
+
+
+@settings(max_examples=500, deadline=None)
+@given(_NUMBERS)
+def test_a_number_text_is_its_own_html(text: str) -> None:
+    """Why the short path is exact: the built-in rules, the cap, the visible-character rule, the escape and
+    the RTL isolation all leave such a text as it is."""
+    from markupsafe import escape
+
+    from generator.pages.names import needs_isolation
+    from generator.render.tables import shown
+
+    assert Redactor().text(text) == text
+    if len(text) <= 64:
+        assert str(escape(shown(text))) == text and not needs_isolation(text)

@@ -127,7 +127,30 @@ def test_task_page_shows_hashes_side_by_side_and_every_repetition():
     assert by_task["Task A"].page.instruction is None
     assert "No readable instruction.md" in by_task["Task A"].page.instruction_note
     data = by_task["task-a"].data
-    assert data["task"] == "task-a" and len(data["runs"]) == 4 and data["instruction_sha256"].startswith("sha256:")
+    assert data["task"] == "task-a" and data["instruction_sha256"].startswith("sha256:")
+    assert len(data["positions"]["runs"]) == 4
+
+
+def test_task_data_json_points_into_the_comparison_document_instead_of_copying_it():
+    """Each task's data.json holds the positions of its entries in the comparison's data.json, and
+    exactly those: every run, pair, issue, audit row and outcome of the task, and nothing else."""
+    doc = hostile.comparison_document()
+    bundles = _comparison(doc)
+    assert bundles[0].data is doc  # the comparison page's data.json is the document itself
+    seen: dict[str, set[int]] = {key: set() for key in ("runs", "pairs", "issues", "manifest_audit", "task_outcomes")}
+    for bundle in bundles[1:]:
+        data = bundle.data
+        assert data["schema"] == "evalsite.site.task.v2" and data["comparison"] == "cmp"
+        assert data["document"] == "../../data.json"  # from comparisons/cmp/tasks/<slug>/
+        assert set(data["positions"]) == set(seen)
+        for key, positions in data["positions"].items():
+            assert positions == sorted(positions)
+            assert all(doc[key][i]["task"] == data["task"] for i in positions)
+            seen[key].update(positions)
+        assert "runs" not in data and "pairs" not in data  # no copy of the document's entries
+    for key, found in seen.items():
+        in_pages = {i for i, entry in enumerate(doc[key]) if entry["task"] in {b.data["task"] for b in bundles[1:]}}
+        assert found == in_pages, key
 
 
 def test_task_page_without_tasks_folder_says_so():

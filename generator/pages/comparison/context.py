@@ -36,6 +36,7 @@ __all__ = [
     "COMPARISON_SCHEMA",
     "MANIFEST_FIELDS",
     "MATRIX_STATUS",
+    "TASK_LISTS",
     "TELEMETRY_FIELDS",
     "V1_UNBOUND",
     "ComparisonContext",
@@ -86,6 +87,9 @@ TELEMETRY_FIELDS = tuple(
     for metric in METRICS
     for field in ((metric.key, metric.label, metric.kind), *_EXPLAINED_BY.get(metric.key, ()))
 )
+
+#: The document's per-task lists: a task page's ``data.json`` gives its entries' positions in each.
+TASK_LISTS = ("runs", "pairs", "issues", "manifest_audit", "task_outcomes")
 
 MATRIX_STATUS = {
     "report-bound": "report-bound",
@@ -146,17 +150,23 @@ class ComparisonContext:
         self.tasks: list[str] = list(doc["tasks"])
         self.task_set = set(self.tasks)
         self.treatment = {side: str(doc[side]["treatment"]) for side in SIDES}
-        self.runs_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for run in doc["runs"]:
-            self.runs_by_task[run["task"]].append(run)
-        self.pairs_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for pair in doc["pairs"]:
-            self.pairs_by_task[pair["task"]].append(pair)
-        self.issues_by_task: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
-        for issue in doc["issues"]:
-            self.issues_by_task[issue["task"]].append(issue)
-        self.audit_by_task = {row["task"]: row for row in doc["manifest_audit"]}
-        self.outcome_by_task = {row["task"]: row for row in doc["task_outcomes"]}
+        # where each task's entries sit in the document's lists (a task page's data.json points there)
+        self.positions: dict[str, dict[str, list[int]]] = {key: defaultdict(list) for key in TASK_LISTS}
+        self.runs_by_task = self._by_task(doc, "runs")
+        self.pairs_by_task = self._by_task(doc, "pairs")
+        self.issues_by_task = self._by_task(doc, "issues")
+        # one row per task (the last, should a document repeat one)
+        self.audit_by_task = {task: rows[-1] for task, rows in self._by_task(doc, "manifest_audit").items()}
+        self.outcome_by_task = {task: rows[-1] for task, rows in self._by_task(doc, "task_outcomes").items()}
+
+    def _by_task(self, doc: Mapping[str, Any], key: str) -> dict[str, list[Mapping[str, Any]]]:
+        """The entries of ``doc[key]`` per task, in document order; their positions go to ``positions[key]``."""
+        found: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+        positions = self.positions[key]
+        for index, entry in enumerate(doc[key]):
+            found[entry["task"]].append(entry)
+            positions[entry["task"]].append(index)
+        return found
 
     # ------------------------------------------------------------------ helpers
 

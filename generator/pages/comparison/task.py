@@ -7,18 +7,29 @@ alignment issues.
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Mapping
+from functools import cached_property
 from typing import Any
 
 from generator.model.common import SIDES, sha256_text
 from generator.model.runs import PART_STATES, task_folder_problem
 from generator.pages import format as fmt
-from generator.pages.comparison.context import MANIFEST_FIELDS, TELEMETRY_FIELDS, ComparisonContext, side_label
+from generator.pages.comparison.context import (
+    MANIFEST_FIELDS,
+    TASK_LISTS,
+    TELEMETRY_FIELDS,
+    ComparisonContext,
+    side_label,
+)
 from generator.pages.models import Cell, Column, InputDigest, Link, Notice, PageBundle, Row, Table, TaskPage
 from generator.pages.urls import index_url, pair_url, rel, run_url, task_url
 
-__all__ = ["TaskPages"]
+__all__ = ["TASK_SCHEMA", "TaskPages"]
+
+#: A task page's data.json: the positions of the task's entries in the comparison document.
+TASK_SCHEMA = "evalsite.site.task.v2"
 
 # How each audit state is marked: only "same" is green; a missing or unhashed part is never agreement.
 _STATE_CLS = {
@@ -115,14 +126,18 @@ class TaskPages(ComparisonContext):
         )
         return table, tuple(differ)
 
+    @cached_property
+    def _shown_sides(self) -> dict[tuple[str, int], set[str]]:
+        """(task, rep) -> the sides whose run page shows the transcript (once per comparison, not per row)."""
+        shown: dict[tuple[str, int], set[str]] = {}
+        for key, (variant, problem) in self.source.run_pages.items():
+            if not variant and problem is None:
+                shown.setdefault((key[1], key[2]), set()).add(key[0])
+        return shown
+
     def _paired_runs(self, task: str, rep: int) -> bool:
         """True when both runs of the pair have a run page (their transcripts are aligned on a pair page)."""
-        shown = {
-            key[0]
-            for key, (variant, problem) in self.source.run_pages.items()
-            if key[1] == task and key[2] == rep and not variant and problem is None
-        }
-        return shown >= {"candidate", "baseline"}
+        return self._shown_sides.get((task, rep), set()) >= {"candidate", "baseline"}
 
     def _has_steps(self, task: str) -> bool:
         return any(self._paired_runs(task, int(pair["rep"])) for pair in self.pairs_by_task.get(task, ()))
@@ -248,32 +263,23 @@ class TaskPages(ComparisonContext):
 
     def telemetry_table(self, task: str) -> Table:
         """Re-derived telemetry per run, and below each run what its harness reported, in its own row."""
-        fields = (*TELEMETRY_FIELDS, *_REPORTED_ONLY)
         rows = []
+        not_derived = (_NA_NUM,) * len(_REPORTED_ONLY)  # raw stdout re-derives none of these
         for run in self._runs(task):
-            telemetry = run["telemetry"]
             reported = run.get("reported_telemetry")
-            derived_fields = {key for key, _label, _kind in TELEMETRY_FIELDS}
-            for source, values in (("raw stdout", telemetry), ("reported by the harness", reported)):
-                if source != "raw stdout" and not isinstance(values, dict):
-                    continue
-                cells = [fmt.num_cell(run["rep"]), Cell(side_label(run["side"])), Cell(source)]
-                for key, _label, kind in fields:
-                    value = values.get(key) if isinstance(values, dict) else None
-                    if source == "raw stdout" and key not in derived_fields:
-                        value = None
-                    if isinstance(value, list):  # a list of tool calls counts as its length
-                        value = len(value)
-                    shown = fmt.by_kind(value, kind) if kind != "count" else fmt.count(value)
-                    cells.append(fmt.num_cell(value, shown))
-                muted = "" if values else "muted"
-                rows.append(Row(tuple(cells), muted if source == "raw stdout" else "reported"))
+            lead = (fmt.num_cell(run["rep"]), Cell(side_label(run["side"])))
+            telemetry = run["telemetry"]
+            cells = _telemetry_cells(telemetry if isinstance(telemetry, dict) else None, TELEMETRY_FIELDS)
+            rows.append(Row((*lead, _RAW_STDOUT, *cells, *not_derived), "" if telemetry else "muted"))
+            if isinstance(reported, dict):
+                cells = _telemetry_cells(reported, _TELEMETRY_COLUMNS)
+                rows.append(Row((*lead, _REPORTED, *cells), "reported"))
         return Table(
             id="telemetry-table",
             caption="Telemetry: re-derived from raw stdout (paired runs only; N/A otherwise), and, in rows"
             " of their own, the numbers the harness reported (never re-derived)",
             columns=(Column("Rep", True), Column("Side"), Column("Source"))
-            + tuple(Column(label, True, key) for key, label, _kind in fields),
+            + tuple(Column(label, True, key) for key, label, _kind in _TELEMETRY_COLUMNS),
             rows=tuple(rows),
             empty="No runs.",
         )
@@ -335,18 +341,56 @@ class TaskPages(ComparisonContext):
             previous=previous,
             next=following,
         )
+        # Where this task's entries sit in the comparison's data.json, not a second copy of them
+        # (the copies were a quarter of a large site's bytes): docs/site.md, "What the site contains".
         data = {
-            "schema": "evalsite.site.task.v1",
+            "schema": TASK_SCHEMA,
             "comparison": self.id,
             "task": task,
+            "document": rel(url, self.url.removesuffix("index.html") + "data.json"),
             "instruction_sha256": sha256_text(instruction) if instruction is not None else None,
-            "manifest_audit": self.audit_by_task.get(task),
-            "task_outcome": outcome,
-            "pairs": self.pairs_by_task.get(task, []),
-            "runs": self._runs(task),
-            "issues": self.issues_by_task.get(task, []),
+            "positions": {key: self.positions[key].get(task, []) for key in TASK_LISTS},
         }
         return PageBundle(page, data)
+
+
+_TELEMETRY_COLUMNS = (*TELEMETRY_FIELDS, *_REPORTED_ONLY)
+_NA_NUM = fmt.num_cell(None, fmt.NA)  # cells are immutable: one object serves every undefined value
+_RAW_STDOUT = Cell("raw stdout")
+_REPORTED = Cell("reported by the harness")
+_SAFE_INT = 1 << 53  # ints below this format exactly as their float does
+_COUNT = "count"
+
+
+def _telemetry_cells(values: Mapping[str, Any] | None, fields: tuple[tuple[str, str, str], ...]) -> list[Cell]:
+    """One number cell per field of *values*: ``fmt.num_cell(value, shown)`` with the field kind's format.
+
+    The same cells the general formatters make (``fmt.count`` for counts, else ``fmt.by_kind``); an
+    undefined value is the shared N/A cell, and a plain int or finite float (every telemetry number)
+    is formatted here without the general checks.
+    """
+    cells = []
+    for key, _label, kind in fields:
+        value = values.get(key) if values is not None else None
+        if isinstance(value, list):  # a list of tool calls counts as its length
+            value = len(value)
+        if value is None:
+            cells.append(_NA_NUM)
+            continue
+        vtype = type(value)
+        if vtype is int and -_SAFE_INT < value < _SAFE_INT:
+            shown = f"{value:,}" if kind == _COUNT else fmt.kind_format(kind).format(value)
+            cells.append(Cell(shown, str(value), None, "num"))
+        elif vtype is float and math.isfinite(value):
+            if kind == _COUNT:
+                shown = f"{value:,}" if float(value).is_integer() else f"{value:.2f}"
+            else:
+                shown = fmt.kind_format(kind).format(value)
+            cells.append(Cell(shown, repr(value), None, "num"))
+        else:
+            shown = fmt.by_kind(value, kind) if kind != _COUNT else fmt.count(value)
+            cells.append(fmt.num_cell(value, shown))
+    return cells
 
 
 def _provenance_cell(provenance: Any) -> Cell:
