@@ -2,7 +2,8 @@
 """What does a leaderboard site cost on top of its alignment and statistics?
 
 Writes a look-alike leaderboard (default 13 systems x 80 tasks x 5 repetitions, minimal Comet
-reports, fixed seed) into a temporary folder, then measures in one process, best of three:
+reports, fixed seed) into a temporary folder, then measures in one process, in interleaved rounds
+(medians of three by default; wall and CPU time, the build's forked page writers included):
 
 * ``compute_leaderboard``: reading every report, the strict per-system and per-pair alignment,
   every metric, paired test, correction and tier ("alignment and statistics alone");
@@ -20,16 +21,19 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
+import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from generator.model.leaderboard import LeaderboardInputs, SystemSpec  # noqa: E402
-from generator.pipelines.build import build_site  # noqa: E402
+from generator.pipelines.build import BuildReport, build_site  # noqa: E402
 from generator.pipelines.leaderboard import compute_leaderboard  # noqa: E402
 from generator.read.config import parse_config  # noqa: E402
 
@@ -55,7 +59,23 @@ def make_systems(root: Path, systems: int, tasks: int, reps: int) -> list[tuple[
     return out
 
 
-def measure(systems: list[tuple[str, Path, str]], work: Path, name: str) -> None:
+def _cpu() -> float:
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(job: Callable[[], object]) -> tuple[float, float]:
+    """Wall and CPU seconds of *job* (the build's forked page writers included: they are waited for)."""
+    wall, cpu = time.perf_counter(), _cpu()
+    job()
+    return time.perf_counter() - wall, _cpu() - cpu
+
+
+def _spread(samples: list[tuple[float, float]]) -> str:
+    return ", ".join(f"{wall:.2f}" for wall, _ in samples)
+
+
+def measure(systems: list[tuple[str, Path, str]], work: Path, name: str, rounds: int = 3) -> None:
     inputs = LeaderboardInputs(tuple(SystemSpec(label, path, t) for label, path, t in systems), baseline=systems[0][0])
     config = parse_config(
         {
@@ -73,20 +93,27 @@ def measure(systems: list[tuple[str, Path, str]], work: Path, name: str) -> None
         },
         work,
     )
-    core, build = [], []
+    core: list[tuple[float, float]] = []  # (wall, cpu) per round
+    build: list[tuple[float, float]] = []
     report = None
-    for attempt in range(3):
-        started = time.perf_counter()
-        compute_leaderboard(inputs)
-        core.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        report = build_site(config, work / f"site-{attempt}")
-        build.append(time.perf_counter() - started)
+    for attempt in range(rounds):  # interleaved: load on the machine hits both figures alike
+        core.append(_timed(lambda: compute_leaderboard(inputs)))
+        site = work / f"site-{attempt}"
+        holder: list[BuildReport] = []
+        build.append(_timed(lambda site=site, holder=holder: holder.append(build_site(config, site))))
+        report = holder[0]
     assert report is not None
-    print(f"{name}: {len(systems)} systems")
-    print(f"  alignment + statistics alone: {min(core):.2f}s")
-    print(f"  site build:                   {min(build):.2f}s")
-    print(f"  ratio build / core:           {min(build) / min(core):.2f}x (target <= 2x)")
+    wall_core, wall_build = statistics.median(w for w, _ in core), statistics.median(w for w, _ in build)
+    cpu_core, cpu_build = statistics.median(c for _, c in core), statistics.median(c for _, c in build)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(f"{name}: {len(systems)} systems, medians of {rounds} interleaved rounds")
+    print(f"  alignment + statistics alone: {wall_core:.2f}s (cpu {cpu_core:.2f}s)   wall: {_spread(core)}")
+    print(f"  site build:                   {wall_build:.2f}s (cpu {cpu_build:.2f}s)   wall: {_spread(build)}")
+    print(
+        f"  ratio build / core:           {wall_build / wall_core:.2f}x wall (target <= 2x); "
+        f"{cpu_build / cpu_core:.2f}x cpu"
+    )
+    print(f"  peak RSS of this process: {peak / 1e6:.0f} MB")
     print(f"  pages: {report.pages:,} (target <= 1,500); files: {report.files:,}")
     print(
         f"  size: {report.total_bytes / 1e6:.1f} MB (target <= 60 MB); "
@@ -100,11 +127,12 @@ def main() -> int:
     parser.add_argument("--tasks", type=int, default=80)
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--realdata", action="store_true", help="also measure the nine Terminal-Bench systems")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are printed)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         work = Path(folder)
         systems = make_systems(work / "systems", args.systems, args.tasks, args.reps)
-        measure(systems, work, f"look-alike {args.tasks} tasks x {args.reps} reps")
+        measure(systems, work, f"look-alike {args.tasks} tasks x {args.reps} reps", args.rounds)
         if args.realdata:
             if not REALDATA.is_dir():
                 print("realdata: ../shared/realdata is not present; skipped")
@@ -112,7 +140,7 @@ def main() -> int:
                 real = [(p.name, p, p.name) for p in sorted(REALDATA.iterdir()) if p.is_dir()]
                 real_work = work / "real"
                 real_work.mkdir()
-                measure(real, real_work, "Terminal-Bench 1.0 (realdata)")
+                measure(real, real_work, "Terminal-Bench 1.0 (realdata)", args.rounds)
     return 0
 
 

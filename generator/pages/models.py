@@ -30,8 +30,10 @@ __all__ = [
     "GlossaryPage",
     "GlossaryTerm",
     "Headline",
+    "HeatmapChart",
     "IndexPage",
     "InputDigest",
+    "LeaderboardPage",
     "LedgerPage",
     "LineChart",
     "Link",
@@ -39,6 +41,7 @@ __all__ = [
     "Page",
     "PageBundle",
     "PageMeta",
+    "PairPage",
     "RefLine",
     "Row",
     "ScatterChart",
@@ -46,6 +49,7 @@ __all__ = [
     "Series",
     "SiteInfo",
     "StatisticsSection",
+    "SystemPage",
     "Table",
     "TaskPage",
     "Verdict",
@@ -222,10 +226,25 @@ class ScatterChart:
     points: tuple[ScatterPoint, ...]
     x_kind: str = ""  # "usd" or "seconds": how x ticks read ($0.12, 40 s)
     y_unit: str = ""  # "pp": rates drawn as percentages (0-100)
+    frontier: tuple[str, ...] = ()  # groups on the Pareto frontier, joined by a line (a leaderboard's)
     kind: ClassVar[str] = "scatter"
 
 
-ChartSpec = LineChart | ForestChart | DotChart | ScatterChart
+@dataclass(frozen=True, slots=True)
+class HeatmapChart:
+    """Pairwise paired differences; ``links[i][j]`` is the pair page of row i and column j (or "")."""
+
+    id: str
+    title: str
+    caption: str
+    labels: tuple[str, ...]
+    values: tuple[tuple[float | None, ...], ...]  # row minus column, percentage points
+    hover: tuple[tuple[str, ...], ...]
+    links: tuple[tuple[str, ...], ...]
+    kind: ClassVar[str] = "heatmap"
+
+
+ChartSpec = LineChart | ForestChart | DotChart | ScatterChart | HeatmapChart
 
 
 # --------------------------------------------------------------------------- statistics slot
@@ -452,14 +471,71 @@ class GlossaryPage:
     template: ClassVar[str] = "glossary.html"
 
 
-Page = IndexPage | EntryErrorPage | ComparisonPage | TaskPage | LedgerPage | ArmPage | GlossaryPage
+@dataclass(frozen=True, slots=True)
+class LeaderboardPage:
+    meta: PageMeta
+    leaderboard_id: str
+    facts: tuple[tuple[str, str], ...]
+    ranking_table: Table
+    tier_rule: str
+    tiers: tuple[tuple[str, str], ...]  # ("Tier 1", "a, b")
+    baseline_table: Table | None
+    verdicts: tuple[Notice, ...]
+    matrix_table: Table
+    matrix_chart: HeatmapChart
+    frontier_chart: ScatterChart | None
+    frontier_note: str
+    coverage_table: Table
+    issues_table: Table
+    template: ClassVar[str] = "leaderboard.html"
+
+
+@dataclass(frozen=True, slots=True)
+class SystemPage:
+    """One leaderboard system's per-task evidence (its data lives in the leaderboard's data.json)."""
+
+    meta: PageMeta
+    facts: tuple[tuple[str, str], ...]
+    tasks_table: Table
+    runs_table: Table
+    issues_table: Table
+    skipped_table: Table
+    template: ClassVar[str] = "leaderboard_system.html"
+
+
+@dataclass(frozen=True, slots=True)
+class PairPage:
+    """A light page per pair of leaderboard systems, linking to each system's evidence."""
+
+    meta: PageMeta
+    facts: tuple[tuple[str, str], ...]
+    systems: tuple[Link, Link]
+    verdict: str
+    tasks_table: Table
+    issues_table: Table
+    template: ClassVar[str] = "leaderboard_pair.html"
+
+
+Page = (
+    IndexPage
+    | EntryErrorPage
+    | ComparisonPage
+    | TaskPage
+    | LedgerPage
+    | ArmPage
+    | GlossaryPage
+    | LeaderboardPage
+    | SystemPage
+    | PairPage
+)
 
 
 @dataclass(frozen=True, slots=True)
 class PageBundle:
-    """A page plus what is written next to it.
+    """A page plus what is written next to it (every page kind, the leaderboard's included).
 
-    ``data`` is written as ``data.json`` in the page's folder; each ``extras``
+    ``data`` is written as ``data.json`` in the page's folder (``None``: the page has none and
+    links another page's, as a leaderboard system page does); each ``extras``
     item is ``(file name, content)`` written there too: text as it is (a
     comparison's ``report.md``), anything else as JSON.
     """

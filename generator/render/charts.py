@@ -22,7 +22,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 import plotly.io as pio  # type: ignore[import-untyped]
 from markupsafe import Markup
 
-from generator.pages.models import ChartSpec, DotChart, ForestChart, ForestRow, LineChart, ScatterChart
+from generator.pages.models import ChartSpec, DotChart, ForestChart, ForestRow, HeatmapChart, LineChart, ScatterChart
 from generator.pages.names import visible
 
 __all__ = ["build_figure", "figure_json", "fitted_range", "plot_text"]
@@ -340,6 +340,19 @@ def _scatter_figure(spec: ScatterChart) -> go.Figure:
                 hovertemplate="%{text}<extra></extra>",
             )
         )
+    on = set(spec.frontier)
+    if on:  # a leaderboard's Pareto frontier: no other system is both cheaper (or faster) and better
+        line = sorted((point.x, round(point.y * scale, 9)) for point in spec.points if point.group in on)
+        fig.add_trace(
+            go.Scatter(
+                x=[x for x, _ in line],
+                y=[y for _, y in line],
+                mode="lines",
+                name="Pareto frontier",
+                line={"color": "#1a7f37", "dash": "dash"},
+                hoverinfo="skip",
+            )
+        )
     high = max((point.x for point in spec.points), default=0.0)
     top = high * 1.2 if high > 0 else 1.0
     # both axes start a little below zero, so the zero lines show and the two "0" tick labels do not
@@ -354,7 +367,37 @@ def _scatter_figure(spec: ScatterChart) -> go.Figure:
     return fig
 
 
+def _heatmap_figure(spec: HeatmapChart) -> go.Figure:
+    """Row minus column on a diverging scale centred on zero; each cell's customdata is its link."""
+    labels = [plot_text(label, 32) for label in spec.labels]
+    finite = [abs(v) for row in spec.values for v in row if v is not None]
+    span = max(finite, default=1.0) or 1.0
+    fig = go.Figure(layout=_layout(180 + 34 * len(labels)))
+    fig.add_trace(
+        go.Heatmap(
+            z=[list(row) for row in spec.values],
+            x=labels,
+            y=labels,
+            zmin=-span,
+            zmax=span,
+            zmid=0,
+            colorscale="RdBu",
+            colorbar={"title": {"text": "points"}},
+            text=[[plot_text(h, 200) for h in row] for row in spec.hover],
+            customdata=[list(row) for row in spec.links],
+            hovertemplate="%{text}<extra></extra>",
+            xgap=1,
+            ygap=1,
+        )
+    )
+    fig.update_xaxes(_axis("column", type="category", side="top"))
+    fig.update_yaxes(_axis("row", type="category", autorange="reversed"))
+    return fig
+
+
 def build_figure(spec: ChartSpec) -> go.Figure:
+    if isinstance(spec, HeatmapChart):
+        return _heatmap_figure(spec)
     if isinstance(spec, ScatterChart):
         return _scatter_figure(spec)
     if isinstance(spec, LineChart):

@@ -99,12 +99,15 @@
     var layout = fig.layout || {};
     layout.autosize = true;
     fitNarrow(el, fig, layout);
-    window.Plotly.newPlot(el, fig.data || [], layout, {
+    var drawn = window.Plotly.newPlot(el, fig.data || [], layout, {
       responsive: true,
       displaylogo: false,
       modeBarButtonsToRemove: ['sendDataToCloud', 'select2d', 'lasso2d']
     });
     el.setAttribute('data-rendered', 'true');
+    // page scripts (leaderboard.js) hook into a chart once it is drawn, however late that is
+    var notify = function () { el.dispatchEvent(new CustomEvent('evalsite:chart-drawn')); };
+    if (drawn && typeof drawn.then === 'function') { drawn.then(notify); } else { notify(); }
   }
 
   function allCharts() {

@@ -15,13 +15,12 @@
     return true;
   }
 
+  // charts.js draws charts lazily (near the viewport or when idle) and says so with an event
   function start() {
     var charts = document.querySelectorAll('div.chart[data-cell-links]');
     Array.prototype.forEach.call(charts, function (el) {
-      var tries = 0;
-      (function wait() {
-        if (!attach(el) && tries++ < 50) { window.setTimeout(wait, 100); }
-      }());
+      if (el.getAttribute('data-rendered') === 'true' && attach(el)) { return; }
+      el.addEventListener('evalsite:chart-drawn', function () { attach(el); }, { once: true });
     });
   }
 

@@ -1,15 +1,28 @@
-"""URLs, number formats and the error page of the leaderboard pages."""
+"""URLs, number formats, the index headline and the error page of the leaderboard pages."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from generator.model.leaderboard import LeaderboardResult
 from generator.model.stats import Interval
 from generator.pages import format as fmt
-from generator.pages.models import Cell, EntryErrorPage, Headline, InputDigest, Link, PageBundle, PageMeta, SiteInfo
+from generator.pages.models import (
+    Cell,
+    Column,
+    EntryErrorPage,
+    Headline,
+    InputDigest,
+    Link,
+    PageBundle,
+    PageMeta,
+    Row,
+    SiteInfo,
+    Table,
+)
 from generator.pages.urls import index_url, name_slug, rel
 
-__all__ = ["leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
+__all__ = ["board_headline", "leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
 
 
 def leaderboard_url(board_id: str) -> str:
@@ -62,3 +75,40 @@ def leaderboard_error(
     data = {"schema": "evalsite.site.error.v1", "kind": "leaderboard", "id": board_id, "error": message, "details": []}
     page = EntryErrorPage(meta, "leaderboard", board_id, message, ())
     return Headline("leaderboard", board_id, title, url, False, message, (), None), PageBundle(page, data)
+
+
+def board_headline(board_id: str, title: str, url: str, r: LeaderboardResult) -> Headline:
+    """The index's entry for a leaderboard: its systems by rank, tier and standing against the baseline."""
+    by_label = {b.label: b for b in r.against_baseline}
+    rows = []
+    for s in r.systems:
+        b = by_label.get(s.label)
+        vs = (
+            "baseline"
+            if s.label == r.baseline
+            else (
+                {"candidate better": "better", "candidate worse": "worse"}.get(b.outcome, "not distinguishable")
+                if b is not None
+                else "—"
+            )
+        )
+        rows.append(Row((fmt.num_cell(s.rank), fmt.num_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
+    table = Table(
+        f"headline-{board_id}",
+        "Systems by task-macro pass@1",
+        (
+            Column("Rank", True),
+            Column("Tier", True),
+            Column("System"),
+            Column("pass@1", True),
+            Column("vs baseline"),
+        ),
+        tuple(rows),
+        sortable=False,
+    )
+    summary = (
+        f"{len(r.systems)} systems on {len(r.tasks):,} tasks",
+        f"{len(r.tiers)} tier{'s' if len(r.tiers) != 1 else ''} at alpha {r.alpha:g} ({r.correction})",
+        f"baseline {r.baseline}" if r.baseline else "no baseline",
+    )
+    return Headline("leaderboard", board_id, title, url, True, None, summary, table)

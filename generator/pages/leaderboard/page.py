@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from generator.model.leaderboard import (
@@ -26,31 +27,30 @@ from generator.pages.leaderboard.common import (
     _pct,
     _pct_interval,
     _points,
+    board_headline,
     leaderboard_error,
     leaderboard_url,
     pair_url,
     system_url,
 )
 from generator.pages.leaderboard.links import SideMatch
-from generator.pages.leaderboard.models import (
-    HeatmapChart,
-    LeaderboardBundle,
-    LeaderboardPage,
-    LeaderboardPages,
-    PairPage,
-    ScatterChart,
-    SystemPage,
-)
+from generator.pages.leaderboard.models import LeaderboardPageJob, LeaderboardPages
 from generator.pages.models import (
     Cell,
     Column,
-    Headline,
+    HeatmapChart,
     InputDigest,
+    LeaderboardPage,
     Link,
     Notice,
+    PageBundle,
     PageMeta,
+    PairPage,
     Row,
+    ScatterChart,
+    ScatterPoint,
     SiteInfo,
+    SystemPage,
     Table,
 )
 from generator.pages.urls import index_url, rel
@@ -250,22 +250,27 @@ class _Builder:
         if r.frontier_field is None:
             return None, "No cost or duration chart: fewer than two systems have re-derived telemetry."
         cost = r.frontier_field == "total_cost_usd"
-        points = [
-            (s.label, s.cost.mean if cost else s.duration.mean, s.pass_at_1)
-            for s in r.systems
-            if (s.cost.mean if cost else s.duration.mean) is not None and s.pass_at_1 is not None
-        ]
-        what = "Mean cost per run (USD)" if cost else "Mean duration per run (seconds)"
+        points = []
+        for s in r.systems:
+            x = s.cost.mean if cost else s.duration.mean
+            first = s.macro[0] if s.macro and s.macro[0].k == 1 else None
+            if x is None or first is None or first.pass_at_k.estimate is None:
+                continue
+            iv = first.pass_at_k.interval
+            shown = fmt.by_kind(x, "usd") if cost else fmt.seconds(x)
+            hover = f"{s.label}: {shown} per run, pass@1 {fmt.pct(s.pass_at_1)} (95% {_pct_interval(iv)})"
+            points.append(ScatterPoint(s.label, float(x), first.pass_at_k.estimate, iv.lower, iv.upper, hover))
         chart = ScatterChart(
             "frontier-chart",
             ("Cost" if cost else "Duration") + " versus pass@1",
-            "Each system's mean over its aligned runs with telemetry; the line joins the Pareto frontier "
-            "(no other system is both cheaper and better).",
-            what,
-            tuple(p[0] for p in points),
-            tuple(float(p[1] or 0.0) for p in points),
-            tuple(float(p[2] or 0.0) for p in points),
-            r.frontier,
+            "Each system's mean over its aligned runs with telemetry, with its 95% interval over tasks; the "
+            "dashed line joins the Pareto frontier (no other system is both cheaper and better).",
+            "Mean cost per run (USD)" if cost else "Mean duration per run (seconds)",
+            "task-macro pass@1",
+            tuple(points),
+            x_kind="usd" if cost else "seconds",
+            y_unit="pp",
+            frontier=r.frontier,
         )
         return chart, "Pareto frontier: " + ", ".join(r.frontier) + "."
 
@@ -316,7 +321,7 @@ class _Builder:
             filterable=len(rows) > 10,
         )
 
-    def board(self) -> LeaderboardBundle:
+    def board(self) -> PageBundle:
         r = self.result
         baseline_table, verdicts = self.baseline_table()
         matrix_table, matrix_chart = self.matrix()
@@ -351,11 +356,11 @@ class _Builder:
             coverage_table=self.coverage_table(),
             issues_table=self.issues_table(r.systems, "issues"),
         )
-        return LeaderboardBundle(page, self.doc, (("report.md", self.markdown),))
+        return PageBundle(page, self.doc, (("report.md", self.markdown),))
 
     # ------------------------------------------------------------------ systems and pairs
 
-    def system(self, s: SystemResult) -> LeaderboardBundle:
+    def system(self, s: SystemResult) -> PageBundle:
         url = system_url(self.id, s.label)
         tasks = Table(
             "tasks",
@@ -417,7 +422,7 @@ class _Builder:
             issues_table=self.issues_table((s,), "issues"),
             skipped_table=skipped,
         )
-        return LeaderboardBundle(page, None)
+        return PageBundle(page, None)
 
     def runs_table(self, s: SystemResult) -> tuple[Table, tuple[tuple[str, str], ...]]:
         """Every run; a column whose value is the same for every run is stated once, as a fact."""
@@ -467,7 +472,7 @@ class _Builder:
         )
         return table, tuple(constant)
 
-    def pair(self, p: PairComparison) -> LeaderboardBundle:
+    def pair(self, p: PairComparison) -> PageBundle:
         url = pair_url(self.id, p.a, p.b)
         title = f"{p.a} vs {p.b}"
         comparisons = ev.pair_comparisons(self.evidence, p.a, p.b)
@@ -533,43 +538,7 @@ class _Builder:
             issues_table=issues,
         )
         data = next(item for item in self.doc["pairs"] if item["a"] == p.a and item["b"] == p.b)
-        return LeaderboardBundle(page, {"schema": "evalsite.leaderboard.pair.v1", **data})
-
-    def headline(self) -> Headline:
-        r = self.result
-        by_label = {b.label: b for b in r.against_baseline}
-        rows = []
-        for s in r.systems:
-            b = by_label.get(s.label)
-            vs = (
-                "baseline"
-                if s.label == r.baseline
-                else (
-                    {"candidate better": "better", "candidate worse": "worse"}.get(b.outcome, "not distinguishable")
-                    if b is not None
-                    else "—"
-                )
-            )
-            rows.append(Row((fmt.num_cell(s.rank), fmt.num_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
-        table = Table(
-            f"headline-{self.id}",
-            "Systems by task-macro pass@1",
-            (
-                Column("Rank", True),
-                Column("Tier", True),
-                Column("System"),
-                Column("pass@1", True),
-                Column("vs baseline"),
-            ),
-            tuple(rows),
-            sortable=False,
-        )
-        summary = (
-            f"{len(r.systems)} systems on {len(r.tasks):,} tasks",
-            f"{len(r.tiers)} tier{'s' if len(r.tiers) != 1 else ''} at alpha {r.alpha:g} ({r.correction})",
-            f"baseline {r.baseline}" if r.baseline else "no baseline",
-        )
-        return Headline("leaderboard", self.id, self.title, self.url, True, None, summary, table)
+        return PageBundle(page, {"schema": "evalsite.leaderboard.pair.v1", **data})
 
 
 def build_leaderboard_pages(
@@ -586,8 +555,15 @@ def build_leaderboard_pages(
     the comparisons that read the same evidence as a system (:mod:`generator.pages.leaderboard.links`)."""
     builder = _Builder(board_id, title, result, document, markdown, inputs, site)
     builder.evidence = tuple(m for m in evidence if m.board == board_id)
-    bundles = [builder.board()]
-    bundles += [builder.system(s) for s in result.systems]
-    bundles += [builder.pair(p) for p in result.pairs]
+    jobs = [
+        LeaderboardPageJob(partial(builder.system, s), url, (url,))  # no data.json: it links the board's
+        for s in result.systems
+        for url in (system_url(board_id, s.label),)
+    ]
+    jobs += [
+        LeaderboardPageJob(partial(builder.pair, p), url, (url, url.removesuffix("index.html") + "data.json"))
+        for p in result.pairs
+        for url in (pair_url(board_id, p.a, p.b),)
+    ]
     links = ev.comparison_links(builder.evidence, [(p.a, p.b) for p in result.pairs])
-    return LeaderboardPages(builder.headline(), tuple(bundles), links)
+    return LeaderboardPages(board_headline(board_id, title, builder.url, result), builder.board(), tuple(jobs), links)
