@@ -148,28 +148,31 @@ def check_ledger_stream(
 # --------------------------------------------------------------------------- the result
 
 
-def _idle_core() -> bool:
-    """True when another core is there and mostly idle (the 1-minute load counts this process too)."""
+def _second_core() -> bool:
+    """True when a second core is there (``EVALSITE_WORKERS=1`` keeps one process, as for every pool).
+
+    Not judged by the load average: a fork costs a few milliseconds, and a load-dependent choice
+    made the same summary's time swing by a second between runs on the same machine.
+    """
+    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
+    if forced.isdigit():
+        return int(forced) >= 2
     affinity = getattr(os, "sched_getaffinity", None)
     cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return False
-    return cores >= 2 and load < cores - 0.5
+    return cores >= 2
 
 
 def _in_child(compute: Any, *, force: bool = False) -> Any:
-    """Start ``compute()`` in a forked child (an idle core) and return a function giving its result.
+    """Start ``compute()`` in a forked child (the second core) and return a function giving its result.
 
-    The child sends its (pickled) result back through a pipe and exits at once.  Without an idle
+    The child sends its (pickled) result back through a pipe and exits at once.  Without a second
     core (``force`` skips that check), without ``fork``, or if the child fails, ``compute()`` runs
     here instead, so the result -- or the error -- is always the same.  Only for a process with no
     other work in flight (the CLI): the child inherits everything and touches nothing but the pipe.
     """
     import pickle
 
-    if not hasattr(os, "fork") or not (force or _idle_core()):
+    if not hasattr(os, "fork") or not (force or _second_core()):
         value = compute()
         return lambda: value
     read_end, write_end = os.pipe()
