@@ -29,6 +29,7 @@ bench: $(TESTING)
 	$(BIN)/python bench/bench_ledger.py
 	$(BIN)/python bench/bench_site.py --no-run-pages
 	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python bench/bench_leaderboard.py
 
 bench-full: $(TESTING)
 	$(BIN)/python bench/bench_compare.py --full
