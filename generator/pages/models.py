@@ -11,6 +11,7 @@ names the Jinja template that renders it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -40,6 +41,7 @@ __all__ = [
     "Notice",
     "Page",
     "PageBundle",
+    "PageJob",
     "PageMeta",
     "PairPage",
     "RefLine",
@@ -543,3 +545,21 @@ class PageBundle:
     page: Page
     data: object
     extras: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PageJob:
+    """A page whose model is made only when it is written (by a forked writer on a large site): a
+    comparison's task page, a leaderboard's system or pair page.  Its URL and the paths it writes
+    (the page, and its ``data.json`` when it has one) are known before it is made."""
+
+    make: Callable[[], PageBundle]
+    url: str
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, make: Callable[[], PageBundle], url: str, *, data: bool = True) -> PageJob:
+        return cls(make, url, (url, url.removesuffix("index.html") + "data.json") if data else (url,))
+
+    def bundle(self) -> PageBundle:
+        return self.make()

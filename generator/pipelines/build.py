@@ -52,7 +52,6 @@ from generator.pages.index import (
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
-from generator.pages.urls import page_dir
 from generator.pipelines.history import (
     check_summary_path,
     comparison_record,
@@ -63,7 +62,7 @@ from generator.pipelines.history import (
 )
 from generator.pipelines.progress import Progress as _Progress
 from generator.pipelines.progress import progress_wanted
-from generator.pipelines.site_pool import write_bundles
+from generator.pipelines.site_pool import Item, write_bundles, write_page
 from generator.pipelines.transcripts import run_page_states, transcript_refs, write_transcripts
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
@@ -243,7 +242,8 @@ class BuildReport:
     redacted: dict[str, int] = field(default_factory=dict)  # distinct secrets redacted, by kind
     redaction: bool = True  # False when the config says ``redact: false``
     transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, document, refs) per comparison
-    task_jobs: dict[str, list[Any]] = field(default_factory=dict)  # comparison URL -> its task pages, made when written
+    # a page URL -> the pages written right after it, made only then (task pages; leaderboard system/pair pages)
+    task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
 
@@ -351,7 +351,7 @@ def _comparison_bundles(
         verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
         report.records.append(comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics))
-        report.task_jobs[page.page.meta.url] = task_jobs  # written after the page, built by the writer
+        report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer
         return headline, bundles
     except _DATA_ERRORS as error:
         failed = _entry_failed("comparison", entry, error, site, config, report)
@@ -431,27 +431,8 @@ def _note_page(report: BuildReport, url: str, size: int) -> None:
         report.largest_page = (url, size)
 
 
-def _write_page(
-    writer: SiteWriter,
-    url: str,
-    html: str,
-    data: object,
-    extras: Sequence[tuple[str, object]],
-    report: BuildReport,
-) -> None:
-    folder = page_dir(url)
-    prefix = f"{folder}/" if folder else ""
-    writer.write_text(url, html)
-    size = len(html.encode("utf-8"))
-    if size > report.largest_page[1]:
-        report.largest_page = (url, size)
-    if data is not None:  # a leaderboard's system page links the board's data.json instead of a copy
-        writer.write_json(prefix + "data.json", data)
-    for name, content in extras:
-        if isinstance(content, str):
-            writer.write_text(prefix + name, content)
-        else:
-            writer.write_json(prefix + name, content)
+def _write_page(writer: SiteWriter, url: str, html: str, data: object, report: BuildReport) -> None:
+    _note_page(report, url, write_page(writer, url, html, data))
 
 
 def _write_assets(writer: SiteWriter, templates: Path, noindex: bool) -> None:
@@ -526,8 +507,9 @@ def build_site(
         ]
         bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links))
 
-        # each comparison page is followed by its task pages, whose models the writing workers make
-        items: list[Any] = [
+        # each comparison page is followed by its task pages and each board by its system and pair
+        # pages, whose models the writing workers make
+        items: list[Item] = [
             item for bundle in bundles for item in (bundle, *report.task_jobs.pop(bundle.page.meta.url, ()))
         ]
         report.task_jobs.clear()
@@ -539,10 +521,10 @@ def build_site(
             if config.leaderboards:
                 writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
             for url, html, data in history.pages:
-                _write_page(writer, url, html, data, (), report)
+                _write_page(writer, url, html, data, report)
             run_pages_written = write_transcripts(
                 report.transcript_jobs,
-                lambda url, html, data: _write_page(writer, url, html, data, (), report),
+                lambda url, html, data: _write_page(writer, url, html, data, report),
                 writer.redactor,
                 site,
                 templates,

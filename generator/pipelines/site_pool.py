@@ -18,47 +18,37 @@ import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from generator.model.redaction import Redactor
+from generator.pages.models import PageBundle
 from generator.pages.urls import page_dir
 from generator.render.env import render_page
 from generator.write.site import SiteWriter
 
-__all__ = ["POOL_MIN_PAGES", "bundle_paths", "write_bundles"]
+__all__ = ["POOL_MIN_PAGES", "Deferred", "Item", "bundle_paths", "write_bundles", "write_one", "write_page"]
 
 #: Below this many pages forking costs more than it saves (a 13-system leaderboard, 93 pages, gains
 #: about 0.4 s of 2.3 s on two idle cores; on busy cores the pool gains nothing at any size).
 POOL_MIN_PAGES = 64
 
 
-class Bundle(Protocol):
-    """A :class:`~generator.pages.models.PageBundle` (any page kind)."""
-
-    @property
-    def page(self) -> Any: ...
-    @property
-    def data(self) -> object: ...
-    @property
-    def extras(self) -> Sequence[tuple[str, object]]: ...
-
-
 @runtime_checkable
 class Deferred(Protocol):
-    """A page made only when it is written (a comparison's task page: its model is built in the worker
-    that renders it); its URL and the paths it writes are known before."""
+    """A page made only when it is written (a comparison's task page, a leaderboard's system or pair
+    page: its model is built in the worker that renders it); its URL and the paths it writes are
+    known before."""
 
     @property
     def url(self) -> str: ...
     @property
     def paths(self) -> tuple[str, ...]: ...
-    def bundle(self) -> Bundle: ...
+    def bundle(self) -> PageBundle: ...
 
 
-Item = Bundle | Deferred
+Item = PageBundle | Deferred
 
 
-def _made(item: Item) -> Bundle:
+def _made(item: Item) -> PageBundle:
     return item.bundle() if isinstance(item, Deferred) else item
 
 
@@ -66,17 +56,10 @@ def _item_url(item: Item) -> str:
     return item.url if isinstance(item, Deferred) else item.page.meta.url
 
 
-#: How a bundle's page becomes HTML: ``(page, templates, redactor) -> text``.
-Renderer = Callable[[Any, Path, Redactor], str]
-
-
-def _render(page: Any, templates: Path, redactor: Redactor) -> str:
-    return render_page(page, templates, redactor)
-
 #: Bundles per task sent to a worker (results still come back in bundle order).
 _CHUNK = 8
 
-_JOBS: list[tuple[Sequence[Item], Path, SiteWriter, Renderer]] = []  # set before the fork; workers read it
+_JOBS: list[tuple[Sequence[Item], Path, SiteWriter]] = []  # set before the fork; workers read it
 
 
 def bundle_paths(bundle: Item) -> list[str]:
@@ -92,15 +75,23 @@ def bundle_paths(bundle: Item) -> list[str]:
     return paths
 
 
-def write_one(writer: SiteWriter, bundle: Bundle, templates: Path, render: Renderer = _render) -> int:
+def write_one(writer: SiteWriter, bundle: PageBundle, templates: Path) -> int:
     """Render and write one bundle with *writer*; the page's size in bytes."""
-    html = render(bundle.page, templates, writer.redactor)
-    folder = page_dir(bundle.page.meta.url)
+    html = render_page(bundle.page, templates, writer.redactor)
+    return write_page(writer, bundle.page.meta.url, html, bundle.data, bundle.extras)
+
+
+def write_page(
+    writer: SiteWriter, url: str, html: str, data: object, extras: Sequence[tuple[str, object]] = ()
+) -> int:
+    """A rendered page, its ``data.json`` (none when *data* is None) and its extras (text as it is,
+    anything else as JSON) in the page's folder; the page's size in bytes."""
+    folder = page_dir(url)
     prefix = f"{folder}/" if folder else ""
-    writer.write_text(bundle.page.meta.url, html)
-    if bundle.data is not None:
-        writer.write_json(prefix + "data.json", bundle.data)
-    for name, content in bundle.extras:
+    writer.write_text(url, html)
+    if data is not None:  # a leaderboard's system page links the board's data.json instead of a copy
+        writer.write_json(prefix + "data.json", data)
+    for name, content in extras:
         if isinstance(content, str):
             writer.write_text(prefix + name, content)
         else:
@@ -112,9 +103,9 @@ _Result = tuple[int, dict[str, int], dict[str, str], dict[str, set[str]]]
 
 
 def _job(index: int) -> _Result:
-    bundles, templates, parent, render = _JOBS[0]
+    bundles, templates, parent = _JOBS[0]
     writer = SiteWriter(parent.root, parent.redactor)
-    size = write_one(writer, _made(bundles[index]), templates, render)
+    size = write_one(writer, _made(bundles[index]), templates)
     return size, writer.written, writer.digests, writer.redacted
 
 
@@ -133,7 +124,6 @@ def write_bundles(
     templates: Path,
     on_page: Callable[[str, int], None],
     tick: Callable[[], None] = lambda: None,
-    render: Renderer = _render,
 ) -> None:
     """Write every bundle; ``on_page(url, size)`` is called in bundle order, then ``tick``.
 
@@ -144,7 +134,7 @@ def write_bundles(
     workers = min(_workers(len(bundles)), len(bundles))
     gc.freeze()
     try:
-        _write_all(writer, bundles, templates, on_page, tick, render, workers)
+        _write_all(writer, bundles, templates, on_page, tick, workers)
     finally:
         gc.unfreeze()
 
@@ -155,14 +145,13 @@ def _write_all(
     templates: Path,
     on_page: Callable[[str, int], None],
     tick: Callable[[], None],
-    render: Renderer,
     workers: int,
 ) -> None:
     global _JOBS
     if workers < 2:
         for item in bundles:
             bundle = _made(item)
-            on_page(bundle.page.meta.url, write_one(writer, bundle, templates, render))
+            on_page(bundle.page.meta.url, write_one(writer, bundle, templates))
             tick()
         return
     for item in bundles:
@@ -172,7 +161,7 @@ def _write_all(
         folder = page_dir(_item_url(item))
         if folder:
             writer.root.joinpath(*folder.split("/")).mkdir(parents=True, exist_ok=True)
-    _JOBS = [(bundles, templates, writer, render)]
+    _JOBS = [(bundles, templates, writer)]
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             results = pool.imap(_job, range(len(bundles)), chunksize=_CHUNK)

@@ -10,20 +10,19 @@ nothing here re-reads evidence files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from functools import partial
 
 from generator.pages.comparison.context import COMPARISON_SCHEMA, ComparisonSource, side_label
 from generator.pages.comparison.decision import DecisionSections, anchored
 from generator.pages.comparison.sections import ComparisonSections
 from generator.pages.comparison.task import TaskPages
 from generator.pages.glossary import GLOSSARY_URL
-from generator.pages.models import ComparisonPage, Link, Notice, PageBundle, SiteInfo
+from generator.pages.models import ComparisonPage, Link, Notice, PageBundle, PageJob, SiteInfo
 from generator.pages.urls import index_url, rel, task_url
 
 __all__ = [
     "COMPARISON_SCHEMA",
     "ComparisonSource",
-    "TaskPageJob",
     "build_comparison_pages",
     "comparison_page_jobs",
     "side_label",
@@ -82,29 +81,13 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
         return PageBundle(page, self.doc, (("report.md", self.source.markdown),))
 
 
-@dataclass(frozen=True, slots=True)
-class TaskPageJob:
-    """One task page, its model made only when it is written (by a forked worker on a large site).
-
-    ``url`` and ``paths`` (the page and its ``data.json``) are known without making it.
-    """
-
-    builder: _Builder
-    index: int
-    url: str
-
-    @property
-    def paths(self) -> tuple[str, ...]:
-        return (self.url, self.url.removesuffix("index.html") + "data.json")
-
-    def bundle(self) -> PageBundle:
-        return self.builder.task_page(self.index)
-
-
-def comparison_page_jobs(source: ComparisonSource, site: SiteInfo) -> tuple[PageBundle, list[TaskPageJob]]:
+def comparison_page_jobs(source: ComparisonSource, site: SiteInfo) -> tuple[PageBundle, list[PageJob]]:
     """The comparison page, and one job per task page (document order) made when written."""
     builder = _Builder(source, site)
-    jobs = [TaskPageJob(builder, index, task_url(builder.id, task)) for index, task in enumerate(builder.tasks)]
+    jobs = [
+        PageJob.of(partial(builder.task_page, index), task_url(builder.id, task))
+        for index, task in enumerate(builder.tasks)
+    ]
     return builder.comparison_page(), jobs
 
 

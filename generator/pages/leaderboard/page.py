@@ -34,7 +34,7 @@ from generator.pages.leaderboard.common import (
     system_url,
 )
 from generator.pages.leaderboard.links import SideMatch
-from generator.pages.leaderboard.models import LeaderboardPageJob, LeaderboardPages
+from generator.pages.leaderboard.models import LeaderboardPages
 from generator.pages.models import (
     Cell,
     Column,
@@ -44,6 +44,7 @@ from generator.pages.models import (
     Link,
     Notice,
     PageBundle,
+    PageJob,
     PageMeta,
     PairPage,
     Row,
@@ -555,15 +556,8 @@ def build_leaderboard_pages(
     the comparisons that read the same evidence as a system (:mod:`generator.pages.leaderboard.links`)."""
     builder = _Builder(board_id, title, result, document, markdown, inputs, site)
     builder.evidence = tuple(m for m in evidence if m.board == board_id)
-    jobs = [
-        LeaderboardPageJob(partial(builder.system, s), url, (url,))  # no data.json: it links the board's
-        for s in result.systems
-        for url in (system_url(board_id, s.label),)
-    ]
-    jobs += [
-        LeaderboardPageJob(partial(builder.pair, p), url, (url, url.removesuffix("index.html") + "data.json"))
-        for p in result.pairs
-        for url in (pair_url(board_id, p.a, p.b),)
-    ]
+    # made when written; a system page has no data.json of its own (it links the board's)
+    jobs = [PageJob.of(partial(builder.system, s), system_url(board_id, s.label), data=False) for s in result.systems]
+    jobs += [PageJob.of(partial(builder.pair, p), pair_url(board_id, p.a, p.b)) for p in result.pairs]
     links = ev.comparison_links(builder.evidence, [(p.a, p.b) for p in result.pairs])
     return LeaderboardPages(board_headline(board_id, title, builder.url, result), builder.board(), tuple(jobs), links)
