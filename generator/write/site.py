@@ -153,7 +153,7 @@ class SiteWriter:
         if not self.redactor.enabled:
             return False
         cache = self._texts
-        redact = self.redactor.text
+        remember = self._remember
         plain = (int, float, bool, type(None))
         stack = [value]
         while stack:
@@ -171,11 +171,7 @@ class SiteWriter:
                     if kind is str:
                         hit = cache.get(text)
                         if hit is None:
-                            hit = redact(text)
-                            if len(text) <= 256:
-                                if len(cache) >= 1 << 17:
-                                    cache.clear()
-                                cache[text] = hit
+                            hit = remember(text)
                         if hit != text:
                             return True
                     elif kind is dict or kind is list or kind is tuple:
@@ -183,6 +179,15 @@ class SiteWriter:
                     elif kind not in plain:
                         return True  # the general rule applies (and re-serialises)
         return False
+
+    def _remember(self, text: str) -> str:
+        """*text* redacted, and kept for the rest of the build when short (at most 2**17 kept)."""
+        hit = self.redactor.text(text)
+        if len(text) <= 256:
+            if len(self._texts) >= 1 << 17:
+                self._texts.clear()
+            self._texts[text] = hit
+        return hit
 
     def _redacted(self, value: object) -> tuple[object, bool]:
         """``Redactor.value`` (every string, keys too), each distinct short string redacted once per build.
@@ -195,18 +200,14 @@ class SiteWriter:
             return value, False
         changed = False
         cache = self._texts
-        redact = self.redactor.text
+        remember = self._remember
         generic = self.redactor.value
 
         def text(item: str) -> str:
             nonlocal changed
             hit = cache.get(item)
             if hit is None:
-                hit = redact(item)
-                if len(item) <= 256:
-                    if len(cache) >= 1 << 17:
-                        cache.clear()
-                    cache[item] = hit
+                hit = remember(item)
             if hit != item:
                 changed = True
             return hit
