@@ -8,7 +8,8 @@ as child processes in interleaved rounds (medians of three, peak RSS of each chi
 
 * ``evalsite compare --format json`` on the pair;
 * ``evalsite build`` of a site holding only that comparison, with ``transcripts: false`` (the
-  1.2x target) and with its run pages;
+  1.2x target), into a folder that does not exist yet, as in CI; the same build again over the
+  site it wrote (whose files are checked and deleted after the swap); and with its run pages;
 * with ``--with-ledger``: ``evalsite ledger summarize --json`` and a site holding both.
 
 It prints the ratios, the site sizes and the bytes held in ``data.json`` files.  Usage:
@@ -31,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_compare import BASELINE, CANDIDATE, compare_command, synthetic_pair  # noqa: E402
-from benchlib import cached, interleaved, ratio_line, run_child  # noqa: E402
+from benchlib import Sample, cached, interleaved, ratio_line, run_child  # noqa: E402
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
@@ -119,16 +120,21 @@ def main() -> int:
             sites[name] = work / name
             return [*py, "build", "--config", str(config), "--out", str(sites[name])]
 
+        def fresh(command: list[str], out: Path) -> Sample:
+            """A build into a folder that does not exist yet (as in CI); the last one is removed untimed."""
+            shutil.rmtree(out, ignore_errors=True)
+            return run_child(command)
+
+        plain_build = build(_config(work, data, None, transcripts=False), "plain")
         jobs = {
             "compare --format json": partial(run_child, compare_command(data / "candidate", data / "baseline")),
-            "build, comparison only, transcripts: false": partial(
-                run_child, build(_config(work, data, None, transcripts=False), "plain")
-            ),
+            "build, comparison only, transcripts: false": partial(fresh, plain_build, sites["plain"]),
+            # the same build over the site the previous one wrote: its files are checked and deleted
+            "  the same, over the previous site": partial(run_child, plain_build),
         }
         if not args.no_run_pages:
-            jobs["build, comparison only, with run pages"] = partial(
-                run_child, build(_config(work, data, None, transcripts=True), "runs")
-            )
+            runs_build = build(_config(work, data, None, transcripts=True), "runs")
+            jobs["build, comparison only, with run pages"] = partial(fresh, runs_build, sites["runs"])
         if ledger is not None:
             summarize = [
                 *py,
@@ -141,9 +147,8 @@ def main() -> int:
                 "--json",
             ]
             jobs["ledger summarize --json"] = partial(run_child, summarize)
-            jobs["build, comparison + ledger, transcripts: false"] = partial(
-                run_child, build(_config(work, data, ledger, transcripts=False), "full")
-            )
+            full_build = build(_config(work, data, ledger, transcripts=False), "full")
+            jobs["build, comparison + ledger, transcripts: false"] = partial(fresh, full_build, sites["full"])
         jobs["compare --format json"]()  # warm the page cache for every figure
         series = interleaved(args.rounds, jobs)
         print(f"site at {args.tasks:,} tasks x {args.reps} reps, medians of {args.rounds} interleaved rounds:")
@@ -152,6 +157,8 @@ def main() -> int:
         compare = series["compare --format json"]
         plain = series["build, comparison only, transcripts: false"]
         print("  " + ratio_line("build (no run pages) / compare", plain, compare, "target <= 1.2x"))
+        again = series["  the same, over the previous site"]
+        print("  " + ratio_line("the same build over the previous site / compare", again, compare, "information"))
         if "build, comparison only, with run pages" in series:
             runs = series["build, comparison only, with run pages"]
             print("  " + ratio_line("build (with run pages) / compare", runs, compare, "information"))

@@ -16,7 +16,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NoReturn
 
 from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
@@ -403,5 +403,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def run() -> NoReturn:
+    """The ``evalsite`` command: :func:`main`, then exit without tearing the interpreter down.
+
+    A comparison or build holds hundreds of thousands of small objects at the end; freeing them one
+    by one at exit took 0.3 to 0.5 s of a 10 s compare (issue 16).  Every pool and output file is
+    closed when :func:`main` returns, so only the standard streams are left to flush.
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):  # main's own writes said what failed
+                stream.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

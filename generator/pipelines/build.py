@@ -52,6 +52,7 @@ from generator.pages.index import (
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
+from generator.pipelines.forked import in_child
 from generator.pipelines.history import (
     check_summary_path,
     comparison_record,
@@ -148,6 +149,10 @@ def _bytes_digest(data: bytes) -> str:
 # --------------------------------------------------------------------------- the default core
 
 
+#: From this many runs a comparison's input digests are walked in a forked child (``in_child``).
+_FORK_MIN_RUNS = 2000
+
+
 class DefaultCore:
     """Runs the project's comparison and ledger cores for one config entry each.
 
@@ -164,10 +169,10 @@ class DefaultCore:
 
     def _compare(self, entry: ComparisonConfig) -> ComparisonData:
         from generator.model.formats import ImportOptions
-        from generator.pipelines.compare import ComparisonInputs, run_comparison
+        from generator.pipelines.compare import ComparisonInputs, compare_experiments, render_comparison
         from generator.read.comet.tasks import read_instruction
 
-        output = run_comparison(
+        result = compare_experiments(
             ComparisonInputs(
                 candidate_dir=entry.candidate.experiment,
                 candidate_treatment=entry.candidate.treatment,
@@ -182,6 +187,20 @@ class DefaultCore:
                 import_options=ImportOptions(entry.pass_threshold, entry.scorer, entry.errors_as_failures),
             )
         )
+        trees = [
+            ("candidate experiment", entry.candidate.experiment),
+            ("baseline experiment", entry.baseline.experiment),
+        ]
+        if entry.tasks is not None:
+            trees.append(("tasks", entry.tasks))
+
+        def tree_inputs() -> list[InputDigest]:
+            return [_tree_input(role, path) for role, path in trees]
+
+        runs = sum(len(experiment.records) for experiment in result.experiments.values())
+        # a large comparison's input digests are walked on the other core while its document is made
+        trees_walked = in_child(tree_inputs) if runs >= _FORK_MIN_RUNS else tree_inputs
+        output = render_comparison(result)
         document = output.document
         instructions: dict[str, str | None] = {}
         if entry.tasks is not None:
@@ -190,11 +209,8 @@ class DefaultCore:
         document_text = json_text(document)  # serialised once: hashed here, written as data.json
         inputs = [
             InputDigest("comparison document", "data.json", _text_digest(document_text), "evalsite.comparison.v1"),
-            _tree_input("candidate experiment", entry.candidate.experiment),
-            _tree_input("baseline experiment", entry.baseline.experiment),
+            *trees_walked(),
         ]
-        if entry.tasks is not None:
-            inputs.append(_tree_input("tasks", entry.tasks))
         transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
         return ComparisonData(
             document, output.markdown, instructions, tuple(inputs), output.result.statistics, transcripts, document_text

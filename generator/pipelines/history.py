@@ -19,7 +19,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from generator.analyze.history import trends
 from generator.model.errors import EvalsiteError
 from generator.model.history import HISTORY_SCHEMA, SummaryItem, Trend
 from generator.model.ledger import canonical_bytes
@@ -132,6 +131,8 @@ def leaderboard_body(
 def record_build(path: Path, bodies: Sequence[Mapping[str, Any]]) -> tuple[AppendedHistory, tuple[Trend, ...]]:
     """Append this build's entries and compute every subject's trend from the whole history."""
     appended = append_history(path, bodies)
+    from generator.analyze.history import trends  # scipy: imported only when a history is kept
+
     return appended, trends(appended.history.entries)
 
 

@@ -282,9 +282,23 @@ def _read_manifest(folder: Path) -> dict[str, dict[str, object]] | None:
     return {str(k): v for k, v in files.items() if isinstance(v, dict)}
 
 
-def _foreign_files(folder: Path, manifest: dict[str, dict[str, object]] | None) -> list[str]:
-    """Paths below *folder* that its manifest does not vouch for (sorted); never follows links or mounts."""
+#: Files of a previous site found to match its manifest: path -> (file identity, vouched digest).
+Vouched = dict[str, tuple[tuple[int, int, int, int, int], object]]
+
+
+def _foreign_files(
+    folder: Path, manifest: dict[str, dict[str, object]] | None, vouched: Vouched | None = None
+) -> list[str]:
+    """Paths below *folder* that its manifest does not vouch for (sorted); never follows links or mounts.
+
+    A file is vouched for when its size and SHA-256 are the manifest's.  *vouched* remembers each
+    one with its identity (device, inode, size, and the modification and change times in ns, which
+    any write or metadata change moves on): when the same site is checked again (after the swap,
+    before its files are deleted), a file whose identity and manifest digest are unchanged is not
+    hashed a second time.
+    """
     listed = manifest or {}
+    known = vouched if vouched is not None else {}
     device = folder.lstat().st_dev
     foreign: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder):
@@ -311,23 +325,33 @@ def _foreign_files(folder: Path, manifest: dict[str, dict[str, object]] | None) 
                 or not stat.S_ISREG(info.st_mode)
                 or info.st_dev != device
                 or entry.get("bytes") != info.st_size
-                or entry.get("sha256") != _file_sha256(full)
             ):
                 foreign.append(rel)
+                continue
+            identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+            digest = entry.get("sha256")
+            if known.get(rel) == (identity, digest):
+                continue  # hashed before with this identity and found to be this digest
+            if digest != _file_sha256(full):
+                foreign.append(rel)
+            elif vouched is not None:
+                vouched[rel] = (identity, digest)
     return sorted(foreign)
 
 
-def _check_replaceable(out_dir: Path) -> None:
+def _check_replaceable(out_dir: Path) -> Vouched:
+    """Refuse an output folder that evalsite may not replace; the previous site's files it vouched for."""
     if out_dir.is_symlink():
         raise EvalsiteError(f"output folder {out_dir.name!r} is a symlink; refusing to replace it")
+    vouched: Vouched = {}
     if not out_dir.exists():
-        return
+        return vouched
     if not out_dir.is_dir():
         raise EvalsiteError(f"output {out_dir.name!r} exists and is not a folder")
     if os.path.ismount(out_dir):
         raise EvalsiteError(f"output folder {out_dir.name!r} is a mount point; choose a folder inside it")
     manifest = _read_manifest(out_dir)
-    foreign = _foreign_files(out_dir, manifest)
+    foreign = _foreign_files(out_dir, manifest, vouched)
     if foreign:
         shown = ", ".join(repr(f) for f in foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
         if manifest is None and (out_dir / MARKER).exists():
@@ -340,11 +364,14 @@ def _check_replaceable(out_dir: Path) -> None:
             f"output folder {out_dir.name!r} holds files not written by evalsite ({shown}): {why}; "
             "move them or choose another --out"
         )
+    return vouched
 
 
-def _remove_listed(old: Path, manifest: dict[str, dict[str, object]] | None) -> list[str]:
+def _remove_listed(
+    old: Path, manifest: dict[str, dict[str, object]] | None, vouched: Vouched | None = None
+) -> list[str]:
     """Delete the files of a previous site that its manifest vouches for; return what was kept."""
-    kept = _foreign_files(old, manifest)
+    kept = _foreign_files(old, manifest, vouched)
     keep = set(kept)
     device = old.lstat().st_dev
     for dirpath, dirnames, filenames in os.walk(old, topdown=False):
@@ -364,9 +391,11 @@ def _remove_listed(old: Path, manifest: dict[str, dict[str, object]] | None) -> 
     return kept
 
 
-def _retire(old: Path, out_dir: Path, manifest: dict[str, dict[str, object]] | None, writer: SiteWriter) -> None:
+def _retire(
+    old: Path, out_dir: Path, manifest: dict[str, dict[str, object]] | None, writer: SiteWriter, vouched: Vouched
+) -> None:
     """After the swap: delete the previous site's own files; move anything else aside and report it."""
-    writer.kept = _remove_listed(old, manifest)
+    writer.kept = _remove_listed(old, manifest, vouched)
     if writer.kept and old.exists():
         aside = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.kept-"))
         os.rmdir(aside)
@@ -469,7 +498,7 @@ def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | No
     for parent in out_dir.parents:
         if os.path.lexists(parent) and not parent.is_dir():
             raise EvalsiteError(f"output folder {out_dir.name!r} cannot be made: {parent.name!r} is not a folder")
-    _check_replaceable(out_dir)
+    vouched = _check_replaceable(out_dir)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         _clean_stale_builds(out_dir)
@@ -492,4 +521,4 @@ def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | No
     finally:
         os.close(lock_fd)
     if old is not None:
-        _retire(old, out_dir, manifest, writer)
+        _retire(old, out_dir, manifest, writer, vouched)

@@ -84,6 +84,39 @@ def test_a_rebuild_replaces_its_own_files_and_leaves_no_litter(tmp_path: Path) -
     assert [p.name for p in tmp_path.iterdir()] == ["_site"]
 
 
+def test_a_rebuild_hashes_each_old_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The previous site is checked before the build and again before its files are deleted; a
+    file unchanged since the first check (same inode, size, mtime and ctime) is not hashed again."""
+    from generator.write import site as site_module
+
+    out = tmp_path / "_site"
+    _build(out, {"index.html": "a", "a/b.json": "{}", "c.html": "c"})
+    hashed: list[str] = []
+    real = site_module._file_sha256
+
+    def counting(path: str) -> str:
+        hashed.append(os.path.relpath(path, tmp_path).split(os.sep, 1)[1])
+        return real(path)
+
+    monkeypatch.setattr(site_module, "_file_sha256", counting)
+    writer = _build(out, {"index.html": "b"})
+    assert writer.kept == []
+    assert sorted(hashed) == ["a/b.json", "c.html", "index.html"]
+
+
+def test_an_old_file_edited_during_the_build_is_hashed_again_and_kept(tmp_path: Path) -> None:
+    """Vouched for before the build, edited (same size) while it ran: the second check sees a new
+    identity, hashes the file again, and keeps it instead of deleting it."""
+    out = tmp_path / "_site"
+    _build(out, {"index.html": "a", "page.html": "original"})
+    with staged_site(out) as writer:
+        writer.write_text("index.html", "b")
+        (out / "page.html").write_text("replaced")  # same size, other bytes
+    assert writer.kept == ["page.html"]
+    assert writer.kept_in is not None
+    assert (tmp_path / writer.kept_in / "page.html").read_text() == "replaced"
+
+
 def test_stale_build_folders_of_killed_builds_are_cleaned(tmp_path: Path) -> None:
     out = tmp_path / "_site"
     stale = tmp_path / "._site.building-dead1"
