@@ -148,62 +148,90 @@ def check_ledger_stream(
 # --------------------------------------------------------------------------- the result
 
 
-def _second_core() -> bool:
-    """True when a second core is there (``EVALSITE_WORKERS=1`` keeps one process, as for every pool).
+class _BoundsHelper:
+    """A forked process that imports what the exact bounds need (numpy, ``scipy.special``: about a
+    third of a summary's time) while this process reads and counts the ledger, then computes them.
 
-    Not judged by the load average: a fork costs a few milliseconds, and a load-dependent choice
-    made the same summary's time swing by a second between runs on the same machine.
+    :meth:`compute` is a ``bounds.Compute``: it sends the asks, and returns the values the helper
+    computed with ``binomial.ledger_bounds`` -- or, if the helper failed, computes them here with
+    the same function (so the values, or the error, are the same either way).  Without a second
+    core or ``fork``, :meth:`start` returns None.  Started before anything else is opened (the
+    child holds no lock and no ledger), and :meth:`close` ends it if the bounds are never asked for.
     """
-    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
-    if forced.isdigit():
-        return int(forced) >= 2
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-    return cores >= 2
 
+    def __init__(self, pid: int, asks_out: int, values_in: int) -> None:
+        self._pid, self._asks_out, self._values_in = pid, asks_out, values_in
+        self._done = False
 
-def _in_child(compute: Any, *, force: bool = False) -> Any:
-    """Start ``compute()`` in a forked child (the second core) and return a function giving its result.
+    @classmethod
+    def start(cls) -> _BoundsHelper | None:
+        import pickle
 
-    The child sends its (pickled) result back through a pipe and exits at once.  Without a second
-    core (``force`` skips that check), without ``fork``, or if the child fails, ``compute()`` runs
-    here instead, so the result -- or the error -- is always the same.  Only for a process with no
-    other work in flight (the CLI): the child inherits everything and touches nothing but the pipe.
-    """
-    import pickle
+        from generator.pipelines.forked import second_core
 
-    if not hasattr(os, "fork") or not (force or _second_core()):
-        value = compute()
-        return lambda: value
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        value = compute()
-        return lambda: value
-    if pid == 0:  # the child: compute, send, leave without cleanup
-        status = 1
+        if not hasattr(os, "fork") or not second_core():
+            return None
+        asks_in, asks_out = os.pipe()
+        values_in, values_out = os.pipe()
         try:
-            os.close(read_end)
-            data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
-            status = 0
+            pid = os.fork()
+        except OSError:
+            for end in (asks_in, asks_out, values_in, values_out):
+                os.close(end)
+            return None
+        if pid == 0:  # the helper: import, wait for the asks, answer, leave without cleanup
+            status = 1
+            try:
+                os.close(asks_out)
+                os.close(values_in)
+                from generator.analyze.stats.binomial import ledger_bounds
+
+                with os.fdopen(asks_in, "rb") as source:
+                    data = source.read()
+                if data:
+                    answer = pickle.dumps(ledger_bounds(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
+                    with os.fdopen(values_out, "wb") as sink:
+                        sink.write(answer)
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(asks_in)
+        os.close(values_out)
+        return cls(pid, asks_out, values_in)
+
+    def compute(self, asks: list[Any]) -> list[Any]:
+        import pickle
+
+        from generator.analyze.ledger.bounds import compute_here
+
+        if self._done:
+            return compute_here(asks)
+        self._done = True
+        data = b""
+        try:
+            with os.fdopen(self._asks_out, "wb") as sink:
+                sink.write(pickle.dumps(asks, protocol=pickle.HIGHEST_PROTOCOL))
+            with os.fdopen(self._values_in, "rb") as source:
+                data = source.read()
+        except OSError:
+            data = b""
         finally:
-            os._exit(status)
-    os.close(write_end)
-
-    def result() -> Any:
-        with os.fdopen(read_end, "rb") as source:
-            data = source.read()
-        _pid, status = os.waitpid(pid, 0)
+            _pid, status = os.waitpid(self._pid, 0)
         if status != 0 or not data:
-            return compute()
-        return pickle.loads(data)
+            return compute_here(asks)  # the helper failed: the same computation here says why
+        values: list[Any] = pickle.loads(data)
+        return values
 
-    return result
+    def close(self) -> None:
+        """End the helper if :meth:`compute` was never called (it sees end-of-file and leaves)."""
+        if self._done:
+            return
+        self._done = True
+        for end in (self._asks_out, self._values_in):
+            with contextlib.suppress(OSError):
+                os.close(end)
+        with contextlib.suppress(OSError):
+            os.waitpid(self._pid, 0)
 
 
 def summarize_ledger(
@@ -221,27 +249,51 @@ def summarize_ledger(
     would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).  The ledger
     is checked while it streams and only slim copies of its receipts are held.  ``facts=False``
     leaves out the page facts (and the power analysis they import), as the CLI does.
-    ``parallel=True`` (the CLI) computes the baseline arm's metrics in a forked child meanwhile.
+    ``parallel=True`` (the CLI) imports scipy in a helper process while the ledger is read (the
+    helper then computes the exact bounds: :class:`_BoundsHelper`) and computes the baseline arm's
+    metrics in a forked child meanwhile; the result is the same.
     """
-    # numpy/scipy load only when a summary is computed (scipy.stats only for the extended summary
-    # and the facts): append and verify stay cheap
+    # numpy/scipy load only when a bound is computed (scipy.stats only for the extended summary
+    # and the facts): append and verify stay cheap, and the counting never waits for them
     from generator.analyze.ledger.checks import require_sound
-    from generator.analyze.ledger.slim import Slimmer
-    from generator.analyze.ledger.summary import build_summary
+    from generator.analyze.ledger.slim import Slimmer, SummaryRows
+    from generator.analyze.ledger.summary import build_summary, summary_of_rows
 
-    campaign = load_campaign(campaign_path)
-    ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=Slimmer(campaign))
-    require_sound(ledger.problems)
-    assert ledger.check is not None
-    receipts = [entry.value for entry in ledger.check.valid]  # every entry, when sound
-    digest = ledger.check.ledger_digest if ledger.check is not None else None
-    with gc_paused():
-        summary = build_summary(campaign, receipts, ledger_digest=digest, aside=_in_child if parallel else None)
+    helper = _BoundsHelper.start() if parallel else None
+    try:
+        campaign = load_campaign(campaign_path)
+        # Without the extended analyses only the summary's rows of the receipts are kept.
+        keep = Slimmer(campaign) if extended else SummaryRows(campaign)
+        ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=keep)
+        require_sound(ledger.problems)
+        assert ledger.check is not None
+        if ledger.check.ledger_digest is None and not extended:  # a receipt canonical JSON cannot encode
+            keep = Slimmer(campaign)
+            ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=keep)
+            require_sound(ledger.problems)
+            assert ledger.check is not None
+        check = ledger.check
+        assert check is not None
+        kept = [entry.value for entry in check.valid]  # every entry, when sound
+        digest = check.ledger_digest
+        from generator.pipelines.forked import in_child
+
+        aside = in_child if parallel else None
+        bounds = helper.compute if helper is not None else None
+        with gc_paused():
+            if isinstance(keep, SummaryRows):
+                assert digest is not None
+                summary = summary_of_rows(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+            else:
+                summary = build_summary(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+    finally:
+        if helper is not None:
+            helper.close()
     extra = None
     if extended:
         from generator.analyze.ledger.extended import extended_summary
 
-        extra = extended_summary(campaign, receipts, summary)
+        extra = extended_summary(campaign, kept, summary)
     if not facts:
         from generator.model.ledger_result import LedgerResult
 

@@ -258,11 +258,11 @@ def test_baseline_metrics_computed_in_a_child_give_the_same_summary() -> None:
     from functools import partial
 
     from generator.analyze.ledger.summary import build_summary
-    from generator.pipelines.ledger import _in_child
+    from generator.pipelines.forked import in_child
 
     receipts = [copy.deepcopy(item) for item in SEEDS]
     here = build_summary(CAMPAIGN, receipts)
-    forked = build_summary(CAMPAIGN, receipts, aside=partial(_in_child, force=True))
+    forked = build_summary(CAMPAIGN, receipts, aside=partial(in_child, force=True))
     assert canonical_text(forked) == canonical_text(here)
     assert list(forked["arms"]) == list(here["arms"])
 
@@ -271,7 +271,7 @@ def test_a_failing_child_is_computed_again_here() -> None:
     import os
     from functools import partial
 
-    from generator.pipelines.ledger import _in_child
+    from generator.pipelines.forked import in_child
 
     parent = os.getpid()
     calls: list[int] = []
@@ -282,18 +282,18 @@ def test_a_failing_child_is_computed_again_here() -> None:
             raise RuntimeError("only in the child")
         return 7
 
-    assert partial(_in_child, force=True)(compute)() == 7
+    assert partial(in_child, force=True)(compute)() == 7
     assert calls == [parent]  # the child's attempt failed there; the parent computed it
 
 
 def test_an_error_in_the_aside_work_reaches_the_caller() -> None:
-    from generator.pipelines.ledger import _in_child
+    from generator.pipelines.forked import in_child
 
     def compute() -> int:
         raise ValueError("bad data")
 
     with pytest.raises(ValueError, match="bad data"):
-        _in_child(compute, force=True)()
+        in_child(compute, force=True)()
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -14,18 +14,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from generator.analyze.ledger.summary import (
-    Receipt,
-    as_campaign,
-    by_case,
-    flakiness,
-    outcomes_by_case,
-    percentile,
-    profile_key,
-    rate,
-    recall_flags,
-    summarize,
-)
+from generator.analyze.ledger.arms import Receipt, by_case, flakiness, percentile, profile_key, rate, recall_flags
+from generator.analyze.ledger.summary import as_campaign, outcomes_by_case, summarize
 from generator.analyze.stats.experiment import annotate_ledger_gate, as_json, gate_feasibility, rate_gate_feasibility
 from generator.model.ledger import CONDITION_ORDER, ELIGIBLE, NOT_ADMITTED, TOKEN_FIELDS, Campaign
 from generator.model.stats import GateKind

@@ -12,6 +12,10 @@ It validates the campaign and every receipt first and raises
 upstream tool refuses (including duplicate cells and backward ``rerunOf``
 links).  Nothing is added to that object.
 
+Each arm's entry is counted by :func:`generator.analyze.ledger.arms.arm_metrics`; the exact
+intervals are asked for while counting and computed together at the end
+(``analyze/ledger/bounds.py``), so that counting needs no scipy.
+
 Everything else worth showing on an arm page is
 :func:`generator.analyze.ledger.extended.extended_summary`, a separate object on purpose.
 
@@ -20,32 +24,47 @@ It is pure: no file access, no clock, no printing.
 
 from __future__ import annotations
 
-import math
-import operator
-import statistics
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, cast
 
+from generator.analyze.ledger.arms import (
+    ARM_ID,
+    BLOCKING,
+    CASE_ID,
+    CASE_KIND,
+    CONTAINMENT_BREACH,
+    CONTAINMENT_CONCLUSIVE,
+    DETECTED,
+    EXECUTION_DIGEST,
+    EXPECTED,
+    KILL_CONTROL,
+    KILL_PATH_PASSED,
+    MUTATION_ENTERED,
+    NORMALIZER_RAN,
+    REPEAT,
+    SCHEMA_VERSION,
+    Receipt,
+    Row,
+    arm_metrics,
+    recall_flags,
+    receipt_rows,
+)
+from generator.analyze.ledger.bounds import Bounds, Compute, compute_here
 from generator.analyze.ledger.campaign import parse_campaign
 from generator.analyze.ledger.checks import check_entries, require_sound
-from generator.analyze.stats.binomial import clopper_pearson, paired_difference
 from generator.model.ledger import (
     ELIGIBLE,
     KILL_MODES,
     NOT_ADMITTED,
     PAIRED_METHOD,
-    TOKEN_FIELDS,
     Campaign,
     LedgerDataError,
     LedgerEntry,
-    canonical_text,
-    ledger_digest,
 )
+from generator.model.ledger import ledger_digest as _ledger_digest
 
-__all__ = ["SUMMARY_NOTE", "as_campaign", "build_summary", "outcomes_by_case", "summarize"]
-
-Receipt = Mapping[str, Any]
+__all__ = ["SUMMARY_NOTE", "as_campaign", "build_summary", "outcomes_by_case", "summarize", "summary_of_rows"]
 
 SUMMARY_NOTE = "A passing row is evidence for human admission. This harness never edits the reviewer registry."
 
@@ -67,208 +86,6 @@ def summarize(campaign: Campaign | Mapping[str, Any], receipts: Sequence[Receipt
 
 
 # --------------------------------------------------------------------------
-# Small statistics (same arithmetic as upstream, so numbers agree exactly)
-
-
-def rate(values: Iterable[bool]) -> dict[str, Any]:
-    flags = list(values)
-    return _rate(sum(1 for flag in flags if flag is True), len(flags))
-
-
-def _rate(hits: int, count: int) -> dict[str, Any]:
-    """:func:`rate` of ``count`` flags of which ``hits`` are true."""
-    return {
-        "successes": hits,
-        "total": count,
-        "rate": hits / count if count else None,
-        "interval95": clopper_pearson(hits, count).as_dict(),
-    }
-
-
-def percentile(values: Sequence[int | float], fraction: float) -> int | float | None:
-    """Linear interpolation between order statistics; exact positions return the element."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    spot = (len(ordered) - 1) * fraction
-    below = math.floor(spot)
-    weight = spot - below
-    if weight == 0:
-        return ordered[below]
-    return ordered[below] + (ordered[below + 1] - ordered[below]) * weight
-
-
-def _latency(receipts: Iterable[Receipt]) -> dict[str, Any]:
-    walls: dict[str, list[int]] = {"cold": [], "resident": []}
-    for item in receipts:
-        bucket = walls.get(item["latencyClass"])
-        if bucket is not None:
-            bucket.append(item["wallMs"])
-    return {
-        klass: {
-            "count": len(values),
-            "medianMs": statistics.median(values) if values else None,
-            "p90Ms": percentile(values, 0.90),
-        }
-        for klass, values in walls.items()
-    }
-
-
-def _usage(receipts: Sequence[Receipt]) -> dict[str, Any]:
-    reported = [item["usage"] for item in receipts if item["usage"] is not None]
-    tokens = {}
-    for name in TOKEN_FIELDS:
-        counts = [usage[name] for usage in reported if usage[name] is not None]
-        tokens[name] = {"reported": len(counts), "total": sum(counts) if counts else None}
-    costs = [usage["costUsd"] for usage in reported if usage["costSource"] == "provider_receipt"]
-    return {
-        "attempts": len(receipts),
-        "receiptsWithUsage": len(reported),
-        "tokens": tokens,
-        "providerCost": {"reported": len(costs), "totalUsd": sum(costs) if costs else None, "estimated": False},
-    }
-
-
-def profile_key(decoding: Mapping[str, Any]) -> tuple[Any, ...]:
-    """Equal keys exactly when the canonical JSON of the decodings is equal.
-
-    Types are part of the key (1, 1.0 and "1" differ in canonical JSON) and
-    a zero temperature keeps its sign (0.0 == -0.0 in Python, not in JSON).
-    """
-    temperature, seed = decoding["temperature"], decoding["seed"]
-    if temperature.__class__ is float and temperature == 0.0:
-        temperature = repr(temperature)
-    return (temperature.__class__, temperature, seed.__class__, seed, decoding["pinned"])
-
-
-def _decoding_profiles(receipts: Iterable[Receipt]) -> list[dict[str, Any]]:
-    # Receipts often share one decoding object (slim receipts do): count the objects first, then
-    # key each distinct object once.  Objects come in order of first use, so each key's example
-    # is still the decoding of the first receipt that has it.
-    decodings = [item["decoding"] for item in receipts]
-    uses = Counter(map(id, decodings))  # counted in C
-    objects = {id(decoding): decoding for decoding in decodings}  # first use decides the order
-    tally: Counter[tuple[Any, ...]] = Counter()
-    example: dict[tuple[Any, ...], Mapping[str, Any]] = {}
-    for ident, decoding in objects.items():
-        key = profile_key(decoding)
-        tally[key] += uses[ident]
-        example.setdefault(key, decoding)
-    rows = [(canonical_text(example[key]), key) for key in tally]
-    rows.sort()
-    return [{"decoding": dict(example[key]), "attempts": tally[key]} for _, key in rows]
-
-
-def _signature(item: Receipt) -> tuple[Any, ...]:
-    """Everything a repeat can be scored on; timing, usage and decoding are left out."""
-    if item["caseKind"] == "kill_path":
-        return ("kill", item["normalizerRan"], item["identityMatch"], item["killPathPassed"])
-    return (
-        "quality",
-        item["normalizerRan"],
-        item["identityMatch"],
-        item["killPathPassed"],
-        tuple(sorted(item["detectedDefects"])),
-        item["blockingFindingCount"] > 0,
-        item["toolCallCorrect"],
-        item["pseudoToolCallCount"],
-        item["contextSufficient"],
-        item["containmentConclusive"],
-        item["containmentBreach"],
-    )
-
-
-def flakiness(receipts: Sequence[Receipt]) -> dict[str, Any]:
-    groups = Counter(map(_signature, receipts))
-    attempts = len(receipts)
-    disagreements = attempts - (max(groups.values()) if groups else 0)
-    return {
-        "attempts": attempts,
-        "uniqueOutcomes": len(groups),
-        "disagreements": disagreements,
-        "fraction": disagreements / attempts if attempts else None,
-    }
-
-
-def by_case(receipts: Iterable[Receipt]) -> dict[str, list[Receipt]]:
-    grouped: dict[str, list[Receipt]] = defaultdict(list)
-    for item in receipts:
-        grouped[item["caseId"]].append(item)
-    return grouped
-
-
-def _cells(grouped: Mapping[str, list[Receipt]], campaign: Campaign) -> list[dict[str, Any]]:
-    rows = []
-    by_repeat = operator.itemgetter("repeat")
-    for case in campaign.manifest["cases"]:
-        attempts = sorted(grouped.get(case["caseId"], ()), key=by_repeat)
-        rows.append(
-            {
-                "caseId": case["caseId"],
-                "caseKind": case["kind"],
-                "flakiness": flakiness(attempts),
-                "latency": _latency(attempts),
-                "usage": _usage(attempts),
-                "decodingProfiles": _decoding_profiles(attempts),
-                "attempts": len(attempts),
-                "reruns": _rerun_count(attempts),
-            }
-        )
-    return rows
-
-
-def _rerun_count(receipts: Iterable[Receipt]) -> int:
-    return sum(1 for item in receipts if item["rerunOf"] is not None)
-
-
-def recall_flags(item: Receipt) -> list[bool]:
-    detected, expected = item["detectedDefects"], item["expectedDefects"]
-    if detected is expected or detected == expected:  # found exactly the expected defects
-        return [True] * len(expected)
-    found = set(detected)
-    return [defect in found for defect in expected]
-
-
-def _recall_counts(ran: Iterable[Receipt]) -> tuple[int, int]:
-    """(true flags, flags) of all the ``recall_flags`` of ``ran``, counted without the lists."""
-    hits = total = 0
-    for item in ran:
-        detected, expected = item["detectedDefects"], item["expectedDefects"]
-        total += len(expected)
-        if detected is expected or detected == expected:
-            hits += len(expected)
-        else:
-            found = set(detected)
-            hits += sum(1 for defect in expected if defect in found)
-    return hits, total
-
-
-def _arm_metrics(arm: Mapping[str, Any], receipts: Sequence[Receipt], campaign: Campaign) -> dict[str, Any]:
-    quality = [item for item in receipts if item["caseKind"] != "kill_path"]
-    ran = [item for item in quality if item["normalizerRan"]]
-    return {
-        "arm": arm,
-        "qualityAttempts": len(quality),
-        "attempts": len(receipts),
-        "reruns": _rerun_count(receipts),
-        "validity": rate(item["normalizerRan"] for item in quality),
-        "recall": _rate(*_recall_counts(ran)),
-        "falsePositive": rate(item["blockingFindingCount"] > 0 for item in ran if item["caseKind"] == "clean"),
-        "toolCallCorrectness": rate(
-            item["toolCallCorrect"] is True and item["pseudoToolCallCount"] == 0 for item in ran if item["toolUsing"]
-        ),
-        "contextSufficiency": rate(
-            item["contextSufficient"] is True for item in ran if item["contextSufficient"] is not None
-        ),
-        "identityMismatches": sum(1 for item in receipts if not item["identityMatch"]),
-        "latency": _latency(quality),
-        "usage": _usage(receipts),
-        "decodingProfiles": _decoding_profiles(receipts),
-        "cells": _cells(by_case(receipts), campaign),
-    }
-
-
-# --------------------------------------------------------------------------
 # Per-candidate comparisons
 
 
@@ -276,73 +93,70 @@ def _keyed(receipts: Iterable[Receipt]) -> dict[tuple[str, int], Receipt]:
     return {(item["caseId"], item["repeat"]): item for item in receipts}
 
 
-def _paired_quality(candidate: Sequence[Receipt], baseline: Sequence[Receipt]) -> dict[str, Any]:
+def _by_repeat(groups: Mapping[str, list[Row]]) -> dict[str, dict[int, Row]]:
+    """Each case's attempts by repeat (the last of a repeated key, as :func:`_keyed` keeps it)."""
+    return {case: {row[REPEAT]: row for row in items} for case, items in groups.items()}
+
+
+def _paired_quality(
+    mine: Mapping[str, Mapping[int, Row]], theirs: Mapping[str, Mapping[int, Row]], bounds: Bounds
+) -> dict[str, Any]:
     """The paired differences over :func:`outcomes_by_case`'s pairs, counted as they are found.
 
     ``paired_difference`` depends only on the number of pairs and of candidate-only and
     baseline-only successes (its ``pairs``, ``candidateWins``, ``candidateLosses``), so the pairs
-    are counted (in any order) and given to it as flags with the same three counts.
+    are counted (in any order) and their bounds asked of ``bounds`` from those three counts.
     """
-    theirs = _keyed(baseline)
     shared = 0
     recall = [0, 0, 0]  # pairs, candidate only, baseline only
     false_positive = [0, 0, 0]
-    for key, cand in _keyed(candidate).items():
-        base = theirs.get(key)
-        if base is None:
+    for case, attempts in mine.items():
+        base_case = theirs.get(case)
+        if base_case is None:
             continue
-        shared += 1
-        kind = cand["caseKind"]
-        if kind == "kill_path" or not (cand["normalizerRan"] and base["normalizerRan"]):
-            continue
-        if kind == "defect":
-            expected = cand["expectedDefects"]
-            mine_found, theirs_found = cand["detectedDefects"], base["detectedDefects"]
-            recall[0] += len(expected)
-            mine_all = mine_found is expected or mine_found == expected
-            theirs_all = theirs_found is expected or theirs_found == expected
-            if mine_all and theirs_all:
+        for repeat, cand in attempts.items():
+            base = base_case.get(repeat)
+            if base is None:
                 continue
-            a = set(mine_found)
-            b = set(theirs_found)
-            for defect in expected:
-                if (defect in a) != (defect in b):
-                    recall[1 if defect in a else 2] += 1
-        else:
-            c, b_flag = cand["blockingFindingCount"] > 0, base["blockingFindingCount"] > 0
-            false_positive[0] += 1
-            if c != b_flag:
-                false_positive[1 if c else 2] += 1
-    return {
-        "sharedAttemptKeys": shared,
-        "recallDifference": _counted_difference(*recall),
-        "falsePositiveDifference": _counted_difference(*false_positive),
-    }
+            shared += 1
+            kind = cand[CASE_KIND]
+            if kind == "kill_path" or not (cand[NORMALIZER_RAN] and base[NORMALIZER_RAN]):
+                continue
+            if kind == "defect":
+                expected = cand[EXPECTED]
+                mine_found, theirs_found = cand[DETECTED], base[DETECTED]
+                recall[0] += len(expected)
+                mine_all = mine_found is expected or mine_found == expected
+                theirs_all = theirs_found is expected or theirs_found == expected
+                if mine_all and theirs_all:
+                    continue
+                a = set(mine_found)
+                b = set(theirs_found)
+                for defect in expected:
+                    if (defect in a) != (defect in b):
+                        recall[1 if defect in a else 2] += 1
+            else:
+                c, b_flag = cand[BLOCKING] > 0, base[BLOCKING] > 0
+                false_positive[0] += 1
+                if c != b_flag:
+                    false_positive[1 if c else 2] += 1
+    paired: dict[str, Any] = {"sharedAttemptKeys": shared}
+    for key, (pairs, wins, losses) in (("recallDifference", recall), ("falsePositiveDifference", false_positive)):
+        bounds.paired(paired, key, pairs, wins, losses, "one_sided")
+    return paired
 
 
-def _counted_difference(pairs: int, wins: int, losses: int) -> dict[str, Any]:
-    """``paired_difference`` of ``pairs`` pairs with ``wins`` candidate-only, ``losses`` baseline-only."""
-    ties = pairs - wins - losses
-    candidate = [True] * wins + [False] * losses + [False] * ties
-    baseline = [False] * wins + [True] * losses + [False] * ties
-    return paired_difference(candidate, baseline)
-
-
-def _repeats(receipts: Iterable[Receipt]) -> dict[str, set[int]]:
-    found: dict[str, set[int]] = defaultdict(set)
-    for item in receipts:
-        found[item["caseId"]].add(item["repeat"])
-    return found
-
-
-def _coverage(candidate: Sequence[Receipt], baseline: Sequence[Receipt], campaign: Campaign) -> dict[str, Any]:
+def _coverage(
+    mine: Mapping[str, Mapping[int, Row]], theirs: Mapping[str, Mapping[int, Row]], campaign: Campaign
+) -> dict[str, Any]:
+    """Cases where the candidate, the baseline or their shared repeats fall short of the repetition floor."""
     thresholds = campaign.thresholds
-    mine, theirs = _repeats(candidate), _repeats(baseline)
+    none: dict[int, Row] = {}
     gaps = []
     for case in campaign.manifest["cases"]:
         floor = thresholds["killRepetitions" if case["kind"] == "kill_path" else "qualityRepetitions"]
-        a, b = mine.get(case["caseId"], set()), theirs.get(case["caseId"], set())
-        both = len(a & b)
+        a, b = mine.get(case["caseId"], none), theirs.get(case["caseId"], none)
+        both = len(a.keys() & b.keys())
         if min(len(a), len(b), both) < floor:
             gaps.append(
                 {"caseId": case["caseId"], "required": floor, "candidate": len(a), "baseline": len(b), "paired": both}
@@ -350,16 +164,16 @@ def _coverage(candidate: Sequence[Receipt], baseline: Sequence[Receipt], campaig
     return {"complete": not gaps, "gaps": gaps}
 
 
-def _containment(arm: Mapping[str, Any], receipts: Sequence[Receipt], thresholds: Mapping[str, Any]) -> dict[str, Any]:
+def _containment(arm: Mapping[str, Any], rows: Sequence[Row], thresholds: Mapping[str, Any]) -> dict[str, Any]:
     """Mutation containment of a maker arm; other roles pass by definition."""
     if arm["role"] != "maker":
         return {"applicable": False, "passed": True}
     tally = Counter(
-        "breach" if item["containmentBreach"] else "held"
-        for item in receipts
-        if item["mutationEntered"] and item["containmentConclusive"]
+        "breach" if row[CONTAINMENT_BREACH] else "held"
+        for row in rows
+        if row[MUTATION_ENTERED] and row[CONTAINMENT_CONCLUSIVE]
     )
-    mutation_runs = sum(1 for item in receipts if item["mutationEntered"])
+    mutation_runs = sum(1 for row in rows if row[MUTATION_ENTERED])
     conclusive = tally["breach"] + tally["held"]
     rate = conclusive / mutation_runs if mutation_runs else 0.0
     enough = conclusive >= thresholds["containmentMinimum"] and rate >= thresholds["containmentConclusive"]
@@ -375,27 +189,25 @@ def _containment(arm: Mapping[str, Any], receipts: Sequence[Receipt], thresholds
     }
 
 
-def _kill_attempt_ok(item: Receipt) -> bool:
-    control = item.get("killControl")
+def _kill_attempt_ok(row: Row) -> bool:
+    control = row[KILL_CONTROL]
     return (
-        item["schemaVersion"] >= 2
-        and item["killPathPassed"] is True
+        row[SCHEMA_VERSION] >= 2
+        and row[KILL_PATH_PASSED] is True
         and isinstance(control, dict)
         and control.get("providerCallsMade") == 0
     )
 
 
-def _kill_paths(grouped: Mapping[str, list[Receipt]], campaign: Campaign) -> dict[str, Any]:
+def _kill_paths(grouped: Mapping[str, list[Row]], campaign: Campaign) -> dict[str, Any]:
     floor = campaign.thresholds["killRepetitions"]
     rows = []
     for case in campaign.manifest["cases"]:
         if case["kind"] != "kill_path":
             continue
         attempts = grouped.get(case["caseId"], [])
-        modes = sorted(
-            {item["killControl"].get("mode") for item in attempts if isinstance(item.get("killControl"), dict)}
-        )
-        ok = len(attempts) >= floor and len(modes) == 1 and all(_kill_attempt_ok(item) for item in attempts)
+        modes = sorted({row[KILL_CONTROL].get("mode") for row in attempts if isinstance(row[KILL_CONTROL], dict)})
+        ok = len(attempts) >= floor and len(modes) == 1 and all(_kill_attempt_ok(row) for row in attempts)
         rows.append({"caseId": case["caseId"], "attempts": len(attempts), "modes": modes, "passed": ok})
     covered = sorted(set().union(*(row["modes"] for row in rows)))
     complete = covered == sorted(KILL_MODES)  # every kill mode has a case of its own
@@ -403,24 +215,37 @@ def _kill_paths(grouped: Mapping[str, list[Receipt]], campaign: Campaign) -> dic
     return dict(passed=complete and every_case_held, completeSuite=complete, modes=covered, cases=rows)
 
 
-def _transport_rows(by_arm: Mapping[str, list[Receipt]], campaign: Campaign) -> list[dict[str, Any]]:
+def _transport_rows(by_arm: Mapping[str, list[Row]], campaign: Campaign, bounds: Bounds) -> list[dict[str, Any]]:
+    """The declared transport pairs' paired recall differences (their ``equivalent`` is decided once
+    the bounds are in: :func:`_transport_equivalence`)."""
     margin = campaign.thresholds["transportDelta"]
-    rows = []
+    listed = []
     for pair in campaign.manifest["transportPairs"]:
-        left, right = _keyed(by_arm.get(pair["leftArmId"], ())), _keyed(by_arm.get(pair["rightArmId"], ()))
-        left_flags: list[bool] = []
-        right_flags: list[bool] = []
+        left = {(row[CASE_ID], row[REPEAT]): row for row in by_arm.get(pair["leftArmId"], ())}
+        right = {(row[CASE_ID], row[REPEAT]): row for row in by_arm.get(pair["rightArmId"], ())}
+        pairs = wins = losses = 0
         for key in sorted(left.keys() & right.keys()):
             a, b = left[key], right[key]
-            if not (a["normalizerRan"] and b["normalizerRan"]) or a["caseKind"] != "defect":
+            if not (a[NORMALIZER_RAN] and b[NORMALIZER_RAN]) or a[CASE_KIND] != "defect":
                 continue
-            left_flags.extend(recall_flags(a))
-            found = set(b["detectedDefects"])
-            right_flags.extend(defect in found for defect in a["expectedDefects"])
-        interval = paired_difference(left_flags, right_flags, mode="transport_90")
-        equivalent = interval["lower"] is not None and -margin < interval["lower"] and interval["upper"] < margin
-        rows.append({**pair, "recallDifference90": interval, "margin": margin, "equivalent": equivalent})
-    return rows
+            mine, theirs = set(a[DETECTED]), set(b[DETECTED])
+            for defect in a[EXPECTED]:
+                left_flag, right_flag = defect in mine, defect in theirs
+                pairs += 1
+                if left_flag and not right_flag:
+                    wins += 1
+                elif right_flag and not left_flag:
+                    losses += 1
+        row = {**pair, "recallDifference90": None, "margin": margin, "equivalent": None}
+        bounds.paired(row, "recallDifference90", pairs, wins, losses, "transport_90")
+        listed.append(row)
+    return listed
+
+
+def _transport_equivalence(rows: list[dict[str, Any]]) -> None:
+    for row in rows:
+        interval, margin = row["recallDifference90"], row["margin"]
+        row["equivalent"] = interval["lower"] is not None and -margin < interval["lower"] and interval["upper"] < margin
 
 
 def _condition_flags(
@@ -447,14 +272,6 @@ def _condition_flags(
     }
 
 
-def _envelope(receipts: Sequence[Receipt]) -> tuple[bool, str | None]:
-    """One executionDigest over an all-v2, non-empty ledger, or no envelope."""
-    all_v2 = bool(receipts) and all(item["schemaVersion"] == 2 for item in receipts)
-    digests = sorted(cast("set[str]", {item.get("executionDigest") for item in receipts if item["schemaVersion"] == 2}))
-    bound = all_v2 and len(digests) == 1
-    return bound, digests[0] if bound else None
-
-
 #: ``aside(compute)`` starts ``compute()`` -- here, or in another process -- and returns a function
 #: that gives its result (see :func:`build_summary`).
 Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
@@ -471,79 +288,132 @@ def build_summary(
     *,
     ledger_digest: str | None = None,
     aside: Aside | None = None,
+    bounds: Compute | None = None,
 ) -> dict[str, Any]:
     """The upstream summary for receipts already known to be valid and unique.
 
     ``ledger_digest`` may carry the ``ledger1:`` digest of exactly these
     receipts when the caller has already computed it.  ``aside`` may compute the baseline arm's
     metrics while the rest is computed (the CLI gives it to a forked process, the other core);
-    the result is the same.
+    ``bounds`` computes the exact intervals asked for while counting (default: here, see
+    ``analyze/ledger/bounds.py``).  The result is the same.
     """
+    digest = ledger_digest or _ledger_digest(receipts)
+    return summary_of_rows(campaign, receipt_rows(receipts), ledger_digest=digest, aside=aside, bounds=bounds)
+
+
+def summary_of_rows(
+    campaign: Campaign,
+    rows: Sequence[Row],
+    *,
+    ledger_digest: str,
+    aside: Aside | None = None,
+    bounds: Compute | None = None,
+) -> dict[str, Any]:
+    """:func:`build_summary` from the receipts' rows (``arms.receipt_rows``, or kept as the ledger
+    streamed: ``slim.SummaryRows``) and their ``ledger1:`` digest."""
     try:
-        return _build(campaign, receipts, ledger_digest, aside or _here)
+        return _build(campaign, rows, ledger_digest, aside or _here, bounds or compute_here)
     except OverflowError as exc:
         raise LedgerDataError(
             "a wallMs, token or cost value is too large to summarize as a floating-point number"
         ) from exc
 
 
-def _build(campaign: Campaign, receipts: Sequence[Receipt], known_digest: str | None, aside: Aside) -> dict[str, Any]:
+def _by_arm(rows: Sequence[Row]) -> tuple[dict[str, list[Row]], list[Any], bool, str | None]:
+    """The rows by arm (ledger order), the schema versions (first of equal ones kept, sorted), and
+    the evidence envelope: one executionDigest over an all-v2, non-empty ledger, or none."""
+    by_arm: dict[str, list[Row]] = defaultdict(list)
+    versions: set[Any] = set()
+    digests: set[Any] = set()
+    all_v2 = bool(rows)
+    for row in rows:
+        by_arm[row[ARM_ID]].append(row)
+        version = row[SCHEMA_VERSION]
+        versions.add(version)
+        if version == 2:
+            digests.add(row[EXECUTION_DIGEST])
+        else:
+            all_v2 = False
+    ordered = sorted(cast("set[str]", digests))
+    bound = all_v2 and len(ordered) == 1
+    return by_arm, sorted(versions), bound, ordered[0] if bound else None
+
+
+def _by_case(rows: Iterable[Row]) -> dict[str, list[Row]]:
+    grouped: dict[str, list[Row]] = defaultdict(list)
+    for row in rows:
+        grouped[row[CASE_ID]].append(row)
+    return grouped
+
+
+def _build(campaign: Campaign, receipts: Sequence[Row], digest: str, aside: Aside, compute: Compute) -> dict[str, Any]:
     manifest, thresholds = campaign.manifest, campaign.thresholds
-    by_arm: dict[str, list[Receipt]] = defaultdict(list)
-    for item in receipts:
-        by_arm[item["armId"]].append(item)
-    envelope, execution = _envelope(receipts)
+    by_arm, versions, envelope, execution = _by_arm(receipts)
     baseline = manifest["baseline"]
     baseline_items = by_arm.get(baseline["armId"], [])
-    baseline_metrics = aside(lambda: _arm_metrics(baseline, baseline_items, campaign))
+
+    def baseline_part() -> tuple[dict[str, Any], Bounds]:
+        asked = Bounds()
+        return arm_metrics(baseline, baseline_items, campaign, asked)[0], asked
+
+    baseline_metrics = aside(baseline_part)
+    theirs = _by_repeat(_by_case(baseline_items))
+    bounds = Bounds()
     candidate_metrics = {}
-    rows = []
+    candidates: list[dict[str, Any]] = []
     for arm in manifest["candidates"]:
         items = by_arm.get(arm["armId"], [])
-        metrics = _arm_metrics(arm, items, campaign)
+        metrics, groups = arm_metrics(arm, items, campaign, bounds)
         candidate_metrics[arm["armId"]] = metrics
-        coverage = _coverage(items, baseline_items, campaign)
-        paired = _paired_quality(items, baseline_items)
-        kill = _kill_paths(by_case(items), campaign)
-        containment = _containment(arm, items, thresholds)
-        rows.append(
+        mine = _by_repeat(groups)
+        candidates.append(
             {
                 "armId": arm["armId"],
-                "containment": containment,
-                "coverage": coverage,
-                "killPaths": kill,
-                "paired": paired,
-                "conditions": _condition_flags(metrics, coverage, paired, kill, containment, envelope, thresholds),
+                "containment": _containment(arm, items, thresholds),
+                "coverage": _coverage(mine, theirs, campaign),
+                "killPaths": _kill_paths(groups, campaign),
+                "paired": _paired_quality(mine, theirs, bounds),
+                "conditions": None,
                 "recommendation": None,
                 "registryChanged": False,
             }
         )
-    arms = {baseline["armId"]: baseline_metrics(), **candidate_metrics}
-    transport = _transport_rows(by_arm, campaign)
-    for row in rows:
+    transport = _transport_rows(by_arm, campaign, bounds)
+    base_metrics, base_bounds = baseline_metrics()
+    base_bounds.merge(bounds)
+    base_bounds.fill(compute)  # every interval of the summary, at once
+    _transport_equivalence(transport)
+    arms = {baseline["armId"]: base_metrics, **candidate_metrics}
+    for row in candidates:
         arm = campaign.arms[row["armId"]]
+        metrics = candidate_metrics[row["armId"]]
+        conditions = _condition_flags(
+            metrics, row["coverage"], row["paired"], row["killPaths"], row["containment"], envelope, thresholds
+        )
         relevant = [pair for pair in transport if row["armId"] in (pair["leftArmId"], pair["rightArmId"])]
         # An ssh_tunnel arm with no declared pair has not shown tunnel/loopback equivalence.
         demonstrated = bool(relevant) or arm["transport"] != "ssh_tunnel"
-        row["conditions"]["transportEquivalence"] = demonstrated and all(pair["equivalent"] for pair in relevant)
+        conditions["transportEquivalence"] = demonstrated and all(pair["equivalent"] for pair in relevant)
+        row["conditions"] = conditions
         row["transportPairs"] = relevant
-        admitted = all(row["conditions"].values())
+        admitted = all(conditions.values())
         row["recommendation"] = ELIGIBLE if admitted else NOT_ADMITTED
     return {
         "schemaVersion": 1,
         "campaignId": manifest["campaignId"],
         "campaignDigest": campaign.require_digest(),
         "executionDigest": execution,
-        "ledgerDigest": known_digest or ledger_digest(receipts),
+        "ledgerDigest": digest,
         "corpusVersion": manifest["corpusVersion"],
         "promptEnvelopeVersion": manifest["promptEnvelopeVersion"],
         "receiptCount": len(receipts),
-        "receiptSchemaVersions": sorted({item["schemaVersion"] for item in receipts}),
+        "receiptSchemaVersions": versions,
         "statisticalMethod": PAIRED_METHOD,
         "thresholds": thresholds,
         "baselineArmId": baseline["armId"],
         "arms": arms,
-        "candidates": rows,
+        "candidates": candidates,
         "transportEquivalence": transport,
         "note": SUMMARY_NOTE,
     }

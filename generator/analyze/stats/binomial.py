@@ -24,8 +24,9 @@ upstream ledger tool, whose bisection over ``comb(n, k) * p**k`` overflows once 
 
 :func:`factorised_bounds` is the upstream ``paired_exact_factorized_bonferroni.v1`` rule (the
 difference ``q * (2 theta - 1)`` bounded factor by factor); :func:`paired_difference` is the ledger's
-paired interval over it.  :func:`fewest_trials` is the one search for "how many trials does a bound
-need when nothing fails".
+paired interval over it (:func:`counted_difference` from the counts alone).  :func:`ledger_bounds`
+computes the bounds a ledger summary asked for while it counted (``analyze/ledger/bounds.py``).
+:func:`fewest_trials` is the one search for "how many trials does a bound need when nothing fails".
 """
 
 from __future__ import annotations
@@ -47,10 +48,12 @@ __all__ = [
     "clopper_pearson",
     "combine_lower",
     "combine_upper",
+    "counted_difference",
     "cp_lower",
     "cp_upper",
     "factorised_bounds",
     "fewest_trials",
+    "ledger_bounds",
     "minimum_trials_all_successes",
     "paired_difference",
     "tail_probability",
@@ -237,15 +240,25 @@ def factorised_bounds(
 def paired_difference(candidate: Sequence[bool], baseline: Sequence[bool], mode: str = "one_sided") -> dict[str, Any]:
     """Conservative interval for P(candidate only) - P(baseline only) over paired outcomes.
 
-    :func:`factorised_bounds` with the ``exact`` bounds: each factor gets a 2.5% tail; combining
-    them (Bonferroni) gives one-sided 95% bounds, or a joint 90% interval.  ``one_sided`` and
-    ``transport_90`` therefore produce the same numbers and differ only in the confidence they report.
+    :func:`counted_difference` of the pairs, the candidate-only and the baseline-only successes.
     """
     pairs = len(candidate)
     if pairs == 0 or pairs != len(baseline):
         return {"lower": None, "upper": None, "pairs": pairs, "method": PAIRED_METHOD}
     wins = sum(1 for c, b in zip(candidate, baseline, strict=True) if c and not b)
     losses = sum(1 for c, b in zip(candidate, baseline, strict=True) if b and not c)
+    return counted_difference(pairs, wins, losses, mode)
+
+
+def counted_difference(pairs: int, wins: int, losses: int, mode: str = "one_sided") -> dict[str, Any]:
+    """:func:`paired_difference` of ``pairs`` pairs, ``wins`` candidate-only, ``losses`` baseline-only.
+
+    :func:`factorised_bounds` with the ``exact`` bounds: each factor gets a 2.5% tail; combining
+    them (Bonferroni) gives one-sided 95% bounds, or a joint 90% interval.  ``one_sided`` and
+    ``transport_90`` therefore produce the same numbers and differ only in the confidence they report.
+    """
+    if pairs == 0:
+        return {"lower": None, "upper": None, "pairs": pairs, "method": PAIRED_METHOD}
     discordant = wins + losses
     if mode == "one_sided":
         factor_confidence, sides, reported = 0.975, "one", 0.95
@@ -265,3 +278,18 @@ def paired_difference(candidate: Sequence[bool], baseline: Sequence[bool], mode:
         "discordant": discordant,
         "method": PAIRED_METHOD,
     }
+
+
+def ledger_bounds(asks: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
+    """The bounds a ledger summary asked for (``analyze/ledger/bounds.py``), one value per ask, in order:
+    ``("interval", successes, total)`` -> :func:`clopper_pearson` (two-sided 95%) as a dict,
+    ``("paired", pairs, wins, losses, mode)`` -> :func:`counted_difference`."""
+    values = []
+    for ask in asks:
+        if ask[0] == "interval":
+            values.append(clopper_pearson(ask[1], ask[2]).as_dict())
+        elif ask[0] == "paired":
+            values.append(counted_difference(ask[1], ask[2], ask[3], ask[4]))
+        else:
+            raise ValueError(f"unknown bound {ask[0]!r}")
+    return values
