@@ -10,7 +10,7 @@ import pytest
 
 from generator.pipelines import build as build_module
 from generator.pipelines.build import build_site, load_config
-from generator.pipelines.forked import in_child, second_core
+from generator.pipelines.forked import in_child, second_core, workers
 
 
 def test_the_value_comes_from_the_child() -> None:
@@ -76,3 +76,13 @@ def test_input_digests_walked_in_a_child_build_the_same_site(tmp_path: Path, mon
     forked, here = _files(tmp_path / "forked"), _files(tmp_path / "here")
     assert forked == here
     assert any(b"sha256:" in text for name, text in here.items() if name.endswith(".html"))
+
+
+def test_pool_sizes_obey_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EVALSITE_WORKERS", raising=False)
+    assert workers(63, 64) == 1  # below the pool's minimum
+    assert workers(64, 64) == (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+    monkeypatch.setenv("EVALSITE_WORKERS", "3")
+    assert workers(1, 64) == 3 and second_core()
+    monkeypatch.setenv("EVALSITE_WORKERS", "0")
+    assert workers(10**6, 64) == 1 and not second_core()

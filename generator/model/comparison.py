@@ -320,7 +320,7 @@ class ComparisonResult:
     experiments: Mapping[Side, Experiment]
     alignment: Alignment
     metrics: Mapping[Side, Mapping[int, MacroMetrics]]
-    artifacts: Mapping[Side, tuple[Artifact, ...]]  # per side, in pair order
+    artifacts: Mapping[Side, Sequence[Artifact]]  # per side, in pair order (a Comet side's: packed)
     duration: Mapping[Side, DurationSummary]
     efficiency: Mapping[str, EfficiencyTable]  # strict_success, all_aligned
     statistics: ExperimentComparison  # intervals, paired tests, power and verdict over the pairs

@@ -8,13 +8,12 @@ verifying and hashing stay in the reader.
 
 from __future__ import annotations
 
-import struct
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from generator.model.cases import MatrixCases, MatrixKeys, reps_of
 from generator.model.common import Side, cap_text, sha256_bytes
 from generator.model.formats import NOT_HASHED
 
@@ -34,13 +33,14 @@ __all__ = [
     "ExpectedMatrix",
     "Experiment",
     "Key",
+    "MatrixCases",
+    "MatrixKeys",
     "MatrixLoad",
     "Quality",
     "ReportSummary",
     "RunRecord",
     "SkippedReport",
     "Telemetry",
-    "TelemetryValues",
     "artifact_reference",
     "part_state",
     "report_summary",
@@ -204,15 +204,29 @@ class Quality:
 @dataclass(frozen=True)
 class ExpectedMatrix:
     matrix_hash: str
-    cases: tuple[tuple[str, str, int], ...]  # (task, treatment, rep), canonical order
+    cases: Sequence[tuple[str, str, int]]  # (task, treatment, rep), canonical order; kept as MatrixCases
     # keys_for's answers, made once per treatment (a set of every key is not rebuilt per caller)
-    _keys: dict[str, frozenset[Key]] = field(default_factory=dict, compare=False, repr=False, hash=False)
+    _keys: dict[str, MatrixKeys] = field(default_factory=dict, compare=False, repr=False, hash=False)
 
-    def keys_for(self, treatment: str) -> frozenset[Key]:
+    def __post_init__(self) -> None:
+        if not isinstance(self.cases, MatrixCases):
+            object.__setattr__(self, "cases", MatrixCases(self.cases))
+
+    def keys_for(self, treatment: str) -> MatrixKeys:
         keys = self._keys.get(treatment)
         if keys is None:
-            keys = frozenset((task, rep) for task, t, rep in self.cases if t == treatment)
-            self._keys[treatment] = keys
+            found: dict[str, list[Sequence[int]]] = {}
+            assert isinstance(self.cases, MatrixCases)
+            for task, t, reps in self.cases.groups():
+                if t == treatment:
+                    found.setdefault(task, []).append(reps)
+            by_task = {
+                task: parts[0]
+                if len(parts) == 1 and (isinstance(parts[0], range) or len(set(parts[0])) == len(parts[0]))
+                else reps_of(sorted({rep for part in parts for rep in part}))
+                for task, parts in found.items()
+            }
+            keys = self._keys.setdefault(treatment, MatrixKeys(by_task))  # type: ignore[arg-type]
         return keys
 
 
@@ -277,90 +291,6 @@ REPORTED_FIELDS: Final = {
 }
 
 
-_SLOT = 8  # bytes per packed field
-_INT64 = (-(1 << 63), (1 << 63) - 1)
-_UNPACK: Final = {kind: struct.Struct("<" + kind).unpack_from for kind in "qd"}  # "n" (None) has none
-_LAYOUTS: dict[str, struct.Struct] = {}  # kinds ("n"/"q"/"d" per field) -> its struct, shared by every run
-
-
-class TelemetryValues(Mapping[str, Any]):
-    """One run's re-derived telemetry as a compact mapping: :data:`TELEMETRY_FIELDS` -> value.
-
-    A run keeps only these fifteen numbers, packed into 8 bytes each (an ``int`` as a 64-bit
-    integer, a ``float`` as the same double, ``None`` as a kind), not the dict the scan built, so
-    the memory a comparison holds per run stays small (issue 16).  Values are read back exactly;
-    a value that does not pack (an integer beyond 64 bits) keeps the stream in a plain tuple.
-    """
-
-    __slots__ = ("_kinds", "_packed")
-    _INDEX: Final = {name: index for index, name in enumerate(TELEMETRY_FIELDS)}
-
-    def __init__(self, telemetry: Mapping[str, Any]) -> None:
-        values = tuple(telemetry.get(name) for name in TELEMETRY_FIELDS)
-        kinds = "".join(_kind(value) for value in values)
-        self._kinds: str | None
-        self._packed: bytes | tuple[Any, ...]
-        if "?" in kinds:
-            self._kinds, self._packed = None, values
-            return
-        layout = _LAYOUTS.get(kinds)
-        if layout is None:
-            layout = _LAYOUTS.setdefault(kinds, struct.Struct("<" + kinds.replace("n", "q")))
-        self._kinds = sys.intern(kinds)  # a few patterns, shared by every run
-        self._packed = layout.pack(*(0 if value is None else value for value in values))
-
-    def _value(self, index: int) -> Any:
-        kinds, packed = self._kinds, self._packed
-        if kinds is None:
-            return packed[index]
-        kind = kinds[index]
-        if kind == "n":
-            return None
-        return struct.unpack_from("<" + kind, packed, index * _SLOT)[0]  # type: ignore[arg-type]
-
-    def __getitem__(self, key: str) -> Any:
-        return self._value(self._INDEX[key])
-
-    def get(self, key: str, default: Any = None) -> Any:
-        index = self._INDEX.get(key)
-        if index is None:
-            return default
-        kinds, packed = self._kinds, self._packed  # _value, written out (the efficiency tables call this most)
-        if kinds is None:
-            return packed[index]
-        unpack = _UNPACK.get(kinds[index])
-        return None if unpack is None else unpack(packed, index * _SLOT)[0]  # type: ignore[arg-type]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(TELEMETRY_FIELDS)
-
-    def __len__(self) -> int:
-        return len(TELEMETRY_FIELDS)
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (_telemetry_values, (self._kinds, self._packed))  # sent from a pool worker as it is
-
-    def __repr__(self) -> str:
-        return f"TelemetryValues({dict(self)!r})"
-
-
-def _telemetry_values(kinds: str | None, packed: bytes | tuple[Any, ...]) -> TelemetryValues:
-    """A :class:`TelemetryValues` from its packed form (unpickling)."""
-    values = TelemetryValues.__new__(TelemetryValues)
-    values._kinds = None if kinds is None else sys.intern(kinds)
-    values._packed = packed
-    return values
-
-
-def _kind(value: Any) -> str:
-    """How one telemetry value packs: "n" (None), "q" (an int of 64 bits), "d" (a float), "?" (it does not)."""
-    if value is None:
-        return "n"
-    if type(value) is int:
-        return "q" if _INT64[0] <= value <= _INT64[1] else "?"
-    return "d" if type(value) is float else "?"
-
-
 # --------------------------------------------------------------------------- runs and experiments
 
 #: The parts of a Comet report that anything reads once the report is loaded: the outcome, the
@@ -407,26 +337,74 @@ def artifact_reference(report: Mapping[str, Any], key: str) -> str | None:
 _SHAPES: dict[tuple[Any, ...], dict[Any, int]] = {}  # a summary's keys -> their positions, shared by every run
 
 
+@dataclass(frozen=True, slots=True)
+class _FromRun:
+    """A summary value that a run's own task and file name give (kept as this marker, shared by
+    the runs it fits, instead of a string per run): ``head + task + tail`` (``cut`` < 0), or
+    ``head + file[: len(file) - cut] + tail``."""
+
+    head: str
+    cut: int
+    tail: str
+
+    def value(self, task: str, file: str) -> str:
+        if self.cut < 0:
+            return self.head + task + self.tail
+        return self.head + file[: len(file) - self.cut] + self.tail
+
+
+def _from_run(value: Any, task: str, file: str, markers: dict[Any, Any]) -> Any:
+    """``value`` as a shared :class:`_FromRun` when the run's task or file name gives it exactly."""
+    if type(value) is not str or not value:
+        return value
+    marker: _FromRun | None = None
+    if task and value.startswith(task):
+        marker = _FromRun("", -1, value[len(task) :])
+    else:
+        base = file[: -len("_report.json")] if file.endswith("_report.json") else _stem_of(file)
+        at = value.find(base) if base else -1
+        if at >= 0:
+            marker = _FromRun(value[:at], len(file) - len(base), value[at + len(base) :])
+    if marker is None or marker.value(task, file) != value:
+        return value
+    return markers.setdefault(("from run", marker), marker)
+
+
+def _stem_of(file_name: str) -> str:
+    dot = file_name.rfind(".")
+    return file_name[:dot] if dot > 0 else file_name
+
+
 class ReportSummary(Mapping[Any, Any]):
-    """A read-only mapping of a few keys: the values in one tuple, the keys' positions shared by
-    every summary with the same keys (a dict per run would cost twice the memory)."""
+    """A read-only mapping of a few keys (what :func:`report_summary` keeps of one report).
 
-    __slots__ = ("_shape", "_values")
+    Per run it holds four references: the keys' positions (shared by every summary with the same
+    keys), a tuple of values (shared by every run with equal values, see :meth:`shared_in`), and
+    the run's task and report file name, which give the values kept as :class:`_FromRun` markers
+    (the report's ``name``, its artifact reference) -- a tuple and two strings per run would cost
+    four times the memory (issue 16).
+    """
 
-    def __init__(self, items: dict[Any, Any]) -> None:
+    __slots__ = ("_file", "_shape", "_task", "_values")
+
+    def __init__(self, items: Mapping[Any, Any], *, task: str = "", file: str = "") -> None:
         keys = tuple(items)
         shape = _SHAPES.get(keys)
         if shape is None:
             shape = _SHAPES.setdefault(keys, {key: index for index, key in enumerate(keys)})
         self._shape = shape
         self._values = tuple(items.values())
+        self._task, self._file = task, file
+
+    def _resolve(self, value: Any) -> Any:
+        return value.value(self._task, self._file) if type(value) is _FromRun else value
 
     def __getitem__(self, key: Any) -> Any:
-        return self._values[self._shape[key]]
+        return self._resolve(self._values[self._shape[key]])
 
     def get(self, key: Any, default: Any = None) -> Any:
         index = self._shape.get(key)
-        return default if index is None else self._values[index]
+        return default if index is None else self._resolve(self._values[index])
 
     def __contains__(self, key: object) -> bool:
         return key in self._shape
@@ -437,19 +415,39 @@ class ReportSummary(Mapping[Any, Any]):
     def __len__(self) -> int:
         return len(self._values)
 
+    def shared_in(self, kept: dict[Any, Any], task: str, file: str) -> ReportSummary:
+        """This summary with its values tuple replaced by an equal one already in ``kept`` (or kept
+        there), so runs of one load whose kept values are alike share one tuple, and with the
+        record's own ``task`` and ``file`` strings (equal to the summary's: one string each per
+        run).  Values compare with their types (``1``, ``1.0`` and ``True`` stay apart);
+        unhashable ones are never shared."""
+        if (task, file) != (self._task, self._file):
+            raise ValueError("a summary is shared only with the names of its own run")
+        values = self._values
+        try:
+            values = kept.setdefault(("summary values", tuple(map(type, values)), values), values)
+        except TypeError:  # a list or dict among the values
+            pass
+        out = ReportSummary.__new__(ReportSummary)
+        out._shape, out._values, out._task, out._file = self._shape, values, task, file
+        return out
+
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_report_summary, (tuple(self._shape), self._values))  # keys and values as they are kept
+        # keys, values (markers included) and the run's names as they are kept
+        return (_report_summary, (tuple(self._shape), self._values, self._task, self._file))
 
     def __repr__(self) -> str:
         return f"ReportSummary({dict(self)!r})"
 
 
-def _report_summary(keys: tuple[Any, ...], values: tuple[Any, ...]) -> ReportSummary:
-    """A :class:`ReportSummary` from its keys and values (unpickling): the keys' shape is shared again."""
-    return ReportSummary(dict(zip(keys, values, strict=True)))
+def _report_summary(keys: tuple[Any, ...], values: tuple[Any, ...], task: str = "", file: str = "") -> ReportSummary:
+    """A :class:`ReportSummary` from its kept form (unpickling): the keys' shape is shared again."""
+    return ReportSummary(dict(zip(keys, values, strict=True)), task=task, file=file)
 
 
-def report_summary(report: Mapping[str, Any], shared: dict[Any, Any] | None = None) -> ReportSummary:
+def report_summary(
+    report: Mapping[str, Any], shared: dict[Any, Any] | None = None, *, task: str = "", file: str = ""
+) -> ReportSummary:
     """What a run keeps of its parsed report (the rest is dropped once the run is read).
 
     Every later reader sees the same values it would read from the whole report: the keys of
@@ -457,7 +455,8 @@ def report_summary(report: Mapping[str, Any], shared: dict[Any, Any] | None = No
     ``events_summary`` only the keys :func:`~generator.read.comet.telemetry.reported_telemetry`
     maps (the key is left out when none is there: that reads as no reported figure), and the
     artifact references as :func:`artifact_reference` resolves them.  ``shared`` interns equal
-    ``checks_failed`` lists as one tuple across the runs of a load.
+    ``checks_failed`` lists as one tuple across the runs of a load.  With the run's ``task`` and
+    report ``file`` name, a ``name`` or reference that they give is kept as a shared marker.
     """
     out: dict[Any, Any] = {}
     for key in _SUMMARY_KEYS:
@@ -479,7 +478,12 @@ def report_summary(report: Mapping[str, Any], shared: dict[Any, Any] | None = No
         reference = _bound_reference(report, key)
         if reference is not None:
             out[_REFERENCE_KEYS[key]] = reference
-    return ReportSummary(out)
+    if task or file:
+        markers = {} if shared is None else shared
+        for key in ("name", *_REFERENCE_KEYS.values()):  # type: ignore[assignment]
+            if key in out:
+                out[key] = _from_run(out[key], task, file, markers)
+    return ReportSummary(out, task=task, file=file)
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import os
+from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -27,7 +28,9 @@ from generator.model.comparison import ComparisonInputs, ComparisonResult, Pair
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
+from generator.model.packed import ArtifactTable, LazySequence, PairedArtifacts
 from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport, Telemetry
+from generator.pipelines import forked
 from generator.pipelines.progress import stage
 from generator.read.comet.experiment import (
     ExperimentPlan,
@@ -37,9 +40,10 @@ from generator.read.comet.experiment import (
     read_report,
 )
 from generator.read.comet.manifest import fallback_manifest
+from generator.read.comet.matrix import load_matrix
 from generator.read.formats import AUTO, detect_format, load_side, run_telemetry
 from generator.read.safe_io import Identity, batched_reads, merge_recorded, take_recorded
-from generator.render.comparison.document import comparison_document, run_entries
+from generator.render.comparison.document import STREAMED, comparison_document
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
 from generator.write.guard import check_output_file
@@ -94,21 +98,24 @@ _RUNS_PER_CHUNK = 256
 
 
 def _document_chunks(result: ComparisonResult, document: Mapping[str, Any]) -> Iterator[str]:
-    """``json_text`` of the document with its ``runs``, byte for byte, never holding every run.
+    """``json_text`` of the whole document, byte for byte, never holding every run.
 
     The keys are written in sorted order with ``json.dumps``' separators (``", "`` and ``": "``);
-    the ``runs`` entries are made and written a few at a time (:func:`run_entries`).
+    each key of :data:`STREAMED` the document leaves out (``runs``, and with
+    ``comparison_document(streamed=True)`` also ``pairs`` and ``manifest_audit``) has its entries
+    made and written a few at a time.
     """
+    streamed = [key for key in STREAMED if key not in document]
     yield "{"
-    for position, key in enumerate(sorted([*document, "runs"])):
+    for position, key in enumerate(sorted([*document, *streamed])):
         head = (", " if position else "") + _dumps(key) + ": "
-        if key != "runs":
+        if key in document:
             yield head + _dumps(document[key])
             continue
         yield head + "["
         batch: list[str] = []
         first = True
-        for entry in run_entries(result):
+        for entry in STREAMED[key](result):
             batch.append(_dumps(entry))
             if len(batch) == _RUNS_PER_CHUNK:
                 yield ("" if first else ", ") + ", ".join(batch)
@@ -129,7 +136,7 @@ def _check_treatment(name: str, side: str) -> None:
         raise EvalsiteError(f"the {side} treatment name is empty")
 
 
-def _expected_keys(experiment: Experiment) -> frozenset[Key] | None:
+def _expected_keys(experiment: Experiment) -> AbstractSet[Key] | None:
     """The matrix's keys for the treatment; empty when the matrix is invalid, None without one."""
     load = experiment.matrix
     if load.matrix is not None:
@@ -178,14 +185,9 @@ def _pool_job(index: int) -> tuple[Artifact, dict[Identity, str]]:
 def _workers(runs: int) -> int:
     """How many processes read raw stdout: 1 for small inputs, else one per usable core.
 
-    ``EVALSITE_WORKERS`` overrides the choice (``1`` never starts a pool).
+    ``EVALSITE_WORKERS`` overrides the choice (``1`` never starts a pool): ``forked.workers``.
     """
-    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
-    if forced.isdigit():
-        return max(1, int(forced))
-    if runs < POOL_MIN_RUNS or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    return forked.workers(runs, POOL_MIN_RUNS)
 
 
 def _read_artifacts(jobs: list[_Job], tick: Callable[[], None]) -> list[Artifact]:
@@ -295,7 +297,7 @@ def _comet_format(fmt: str, path: Path) -> bool:
 
 def _load_comet_pair(
     inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest]
-) -> tuple[dict[Side, Experiment], dict[Side, list[Artifact | None]]] | None:
+) -> tuple[dict[Side, Experiment], dict[Side, ArtifactTable]] | None:
     """Both Comet sides, every run read with its raw stdout in one pass (None: not both Comet).
 
     What :func:`load_side` does side by side, with the same first error: the candidate is opened
@@ -317,14 +319,18 @@ def _load_comet_pair(
             plans.append(open_experiment("baseline", inputs.baseline_dir, inputs.baseline_treatment))
         except EvalsiteError as error:
             deferred = error
+    # each matrix is read before the runs: its decoded file is freed before they are held
+    matrices = {plan.side: load_matrix(plan.root) for plan in plans}
     total = sum(len(plan.names) for plan in plans)
     loaded = _read_plans(plans, inputs.rebase_artifacts, stage("reading reports and raw stdout", total))
     try:
         experiments: dict[Side, Experiment] = {}
-        artifacts: dict[Side, list[Artifact | None]] = {}
+        artifacts: dict[Side, ArtifactTable] = {}
         for plan in plans:
             runs = (next(loaded) for _name in plan.names)
-            experiments[plan.side], artifacts[plan.side] = finish_experiment(plan, runs, manifest_for=manifest_for)
+            experiments[plan.side], artifacts[plan.side] = finish_experiment(
+                plan, runs, manifest_for=manifest_for, matrix=matrices[plan.side]
+            )
             if deferred is not None:
                 raise deferred
     finally:
@@ -337,17 +343,15 @@ def _paired_artifacts(
     formats: Mapping[Side, str],
     experiments: Mapping[Side, Experiment],
     pairs: Sequence[Pair],
-    read_with: Mapping[Side, list[Artifact | None]] | None,
-) -> dict[Side, tuple[Artifact, ...]]:
+    read_with: Mapping[Side, ArtifactTable] | None,
+) -> dict[Side, Sequence[Artifact]]:
     """Each side's artifact of every pair, in pair order: as read with the runs, or read now."""
     if read_with is not None:
-        out: dict[Side, tuple[Artifact, ...]] = {}
+        out: dict[Side, Sequence[Artifact]] = {}
         for side in SIDES:
-            by_record = {
-                id(record): artifact
-                for record, artifact in zip(experiments[side].records, read_with[side], strict=True)
-            }
-            out[side] = tuple(_read(by_record[id(pair.side(side))]) for pair in pairs)
+            index_of = {id(record): index for index, record in enumerate(experiments[side].records)}
+            out[side] = PairedArtifacts(read_with[side], (index_of[id(pair.side(side))] for pair in pairs))
+            del index_of
         return out
     jobs = [
         _Job(formats[side], experiments[side], pair.side(side), inputs.rebase_artifacts)
@@ -360,10 +364,21 @@ def _paired_artifacts(
     return {side: tuple(read[index * count : (index + 1) * count]) for index, side in enumerate(SIDES)}
 
 
-def _read(artifact: Artifact | None) -> Artifact:
-    if artifact is None:  # every run is read with its telemetry on this path
-        raise AssertionError("a run was read without its telemetry")
-    return artifact
+def _zip(left: Sequence[Any], right: Sequence[Any], indices: Sequence[int]) -> Sequence[tuple[Any, Any]]:
+    """``(left[i], right[i])`` of each index, made when read."""
+    return LazySequence(lambda index: (left[index], right[index]), indices)
+
+
+def _telemetry_of(artifacts: Sequence[Artifact]) -> Sequence[Telemetry]:
+    if isinstance(artifacts, PairedArtifacts):
+        return artifacts.telemetry()
+    return [artifact.telemetry for artifact in artifacts]
+
+
+def _reported_of(artifacts: Sequence[Artifact]) -> Sequence[Telemetry]:
+    if isinstance(artifacts, PairedArtifacts):
+        return artifacts.reported()
+    return [artifact.reported for artifact in artifacts]
 
 
 def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
@@ -384,7 +399,7 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     formats: dict[Side, str] = {}
     experiments: dict[Side, Experiment] = {}
     comet = _load_comet_pair(inputs, manifest_for)
-    read_with: dict[Side, list[Artifact | None]] | None = None
+    read_with: dict[Side, ArtifactTable] | None = None
     if comet is not None:
         experiments, read_with = comet
         formats = {side: "comet" for side in SIDES}
@@ -428,34 +443,23 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
-    keys = [pair.key for pair in alignment.pairs]
-    duration = {
-        side: duration_summary(
-            keys,
-            [artifact.telemetry for artifact in artifacts[side]],
-            [artifact.reported for artifact in artifacts[side]],
-        )
-        for side in SIDES
-    }
-    stated: list[tuple[Telemetry, Telemetry]] = list(
-        zip([a.reported for a in artifacts["candidate"]], [a.reported for a in artifacts["baseline"]], strict=True)
+    pairs = alignment.pairs
+    keys = LazySequence(lambda index: pairs[index].key, range(len(pairs)))
+    telemetry = {side: _telemetry_of(artifacts[side]) for side in SIDES}
+    reported = {side: _reported_of(artifacts[side]) for side in SIDES}
+    duration = {side: duration_summary(keys, telemetry[side], reported[side]) for side in SIDES}
+    # the pairs' telemetry side by side, each pair's made as it is read (no list of every pair)
+    every = range(len(pairs))
+    successes = array(
+        "l", (index for index, pair in enumerate(pairs) if pair.candidate.passed and pair.baseline.passed)
     )
-    both: list[tuple[Telemetry, Telemetry]] = list(
-        zip(
-            [a.telemetry for a in artifacts["candidate"]],
-            [a.telemetry for a in artifacts["baseline"]],
-            strict=True,
-        )
-    )
-    successes = [
-        telemetry
-        for pair, telemetry in zip(alignment.pairs, both, strict=True)
-        if pair.candidate.passed and pair.baseline.passed
-    ]
-    strict = [pair.candidate.passed and pair.baseline.passed for pair in alignment.pairs]
-    stated_successes = [reported for reported, keep in zip(stated, strict, strict=True) if keep]
+    both = _zip(telemetry["candidate"], telemetry["baseline"], every)
+    stated = _zip(reported["candidate"], reported["baseline"], every)
     efficiency = {
-        "strict_success": efficiency_table(successes, stated_successes),
+        "strict_success": efficiency_table(
+            _zip(telemetry["candidate"], telemetry["baseline"], successes),
+            _zip(reported["candidate"], reported["baseline"], successes),
+        ),
         "all_aligned": efficiency_table(both, stated),
     }
     return ComparisonResult(
@@ -496,9 +500,14 @@ def report_chunks(inputs: ComparisonInputs, format: ReportFormat) -> Iterator[st
     """:func:`report_text` in pieces, to be written as they come (memory flat in the runs).
 
     The comparison is computed before this returns (so its errors are raised here, before any
-    output); only the writing of the text is left to the iterator.
+    output); only the writing of the text is left to the iterator.  The JSON document is made
+    without the entries that grow with the runs (they are written one by one) and without the
+    Markdown report, which it does not need.
     """
-    return run_comparison(inputs, runs=False).chunks(format)
+    result = compare_experiments(inputs)
+    if format == "json":
+        return _document_chunks(result, comparison_document(result, streamed=True))
+    return render_comparison(result, runs=False).chunks(format)
 
 
 def check_report_path(path: Path, inputs: ComparisonInputs, format: ReportFormat, *, force: bool = False) -> None:

@@ -13,9 +13,32 @@ import pickle
 from collections.abc import Callable
 from typing import TypeVar
 
-__all__ = ["in_child", "second_core"]
+__all__ = ["in_child", "second_core", "workers"]
 
 T = TypeVar("T")
+
+
+def _forced() -> int | None:
+    """``EVALSITE_WORKERS`` when it is a number: the process count every pool and child obeys."""
+    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
+    return max(1, int(forced)) if forced.isdigit() else None
+
+
+def _cores() -> int:
+    affinity = getattr(os, "sched_getaffinity", None)
+    return len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
+
+
+def workers(items: int, minimum: int) -> int:
+    """How many processes a pool over ``items`` uses: ``EVALSITE_WORKERS`` when set, else 1 below
+    ``minimum`` items (a pool costs more to start than it saves) or without ``fork``, else one per
+    usable core."""
+    forced = _forced()
+    if forced is not None:
+        return forced
+    if items < minimum or not hasattr(os, "fork"):
+        return 1
+    return _cores()
 
 
 def second_core() -> bool:
@@ -24,12 +47,8 @@ def second_core() -> bool:
     Not judged by the load average: a fork costs a few milliseconds, and a load-dependent choice
     made the same summary's time swing by a second between runs on the same machine.
     """
-    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
-    if forced.isdigit():
-        return int(forced) >= 2
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else (os.cpu_count() or 1)
-    return cores >= 2
+    forced = _forced()
+    return (forced if forced is not None else _cores()) >= 2
 
 
 def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T]:

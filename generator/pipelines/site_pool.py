@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from generator.pages.models import PageBundle
 from generator.pages.urls import page_dir
+from generator.pipelines import forked
 from generator.render.env import render_page
 from generator.write.site import SiteWriter
 
@@ -109,13 +109,6 @@ def _job(index: int) -> _Result:
     return size, writer.written, writer.digests, writer.redacted
 
 
-def _workers(pages: int) -> int:
-    forced = os.environ.get("EVALSITE_WORKERS", "").strip()
-    if forced.isdigit():
-        return max(1, int(forced))
-    if pages < POOL_MIN_PAGES or "fork" not in multiprocessing.get_all_start_methods():
-        return 1
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def write_bundles(
@@ -131,7 +124,7 @@ def write_bundles(
     site) stays out of the garbage collector meanwhile: no collection walks it again and again while
     the pages are made, and in forked workers no memory page of it is copied only to be walked.
     """
-    workers = min(_workers(len(bundles)), len(bundles))
+    workers = min(forked.workers(len(bundles), POOL_MIN_PAGES), len(bundles))
     gc.freeze()
     try:
         _write_all(writer, bundles, templates, on_page, tick, workers)

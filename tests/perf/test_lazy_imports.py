@@ -7,6 +7,7 @@ which of the heavy top-level packages ended up in ``sys.modules``.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -32,9 +33,17 @@ print("EXIT", code, "HEAVY", ",".join(loaded), file=sys.stderr)
 """
 
 
-def _heavy_modules(args: list[str], stdin: bytes = b"") -> tuple[str, str]:
+def _heavy_modules(args: list[str], stdin: bytes = b"", workers: str | None = None) -> tuple[str, str]:
+    env = dict(os.environ)
+    if workers is not None:
+        env["EVALSITE_WORKERS"] = workers
     proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, ",".join(HEAVY), *args], cwd=ROOT, input=stdin, capture_output=True, check=False
+        [sys.executable, "-c", _PROBE, ",".join(HEAVY), *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        check=False,
+        env=env,
     )
     last = proc.stderr.decode().strip().splitlines()[-1]
     _, code, _, loaded = (last.split(" ") + [""])[:4]
@@ -65,8 +74,13 @@ def test_help_imports_nothing_heavy(args: list[str]) -> None:
 
 
 def test_the_probe_sees_heavy_imports_when_they_happen(ledger_files: tuple[Path, Path, bytes]) -> None:
-    """The same probe on ``ledger summarize`` (which computes intervals) does report scipy."""
+    """The same probe on ``ledger summarize`` in one process (which computes intervals there) does
+    report scipy; with a second core the intervals are computed by a helper process that imported
+    scipy, and the summarizing process never does."""
     campaign, ledger, receipt = ledger_files
     _heavy_modules(["ledger", "append", "--campaign", str(campaign), "--ledger", str(ledger)], receipt)
-    code, loaded = _heavy_modules(["ledger", "summarize", "--campaign", str(campaign), "--ledger", str(ledger)])
+    summarize = ["ledger", "summarize", "--campaign", str(campaign), "--ledger", str(ledger)]
+    code, loaded = _heavy_modules(summarize, workers="1")
     assert code == "0" and "scipy" in loaded.split(",")
+    code, loaded = _heavy_modules(summarize, workers="2")
+    assert code == "0" and "scipy" not in loaded.split(",") and "numpy" not in loaded.split(",")

@@ -56,9 +56,7 @@ def _two_pass(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_one_pass_and_two_pass_readings_are_identical(
     hostile: ComparisonInputs, monkeypatch: pytest.MonkeyPatch, workers: str, rebase: bool
 ) -> None:
-    inputs = ComparisonInputs(
-        hostile.candidate_dir, CANDIDATE, hostile.baseline_dir, BASELINE, rebase_artifacts=rebase
-    )
+    inputs = ComparisonInputs(hostile.candidate_dir, CANDIDATE, hostile.baseline_dir, BASELINE, rebase_artifacts=rebase)
     monkeypatch.setenv("EVALSITE_WORKERS", workers)
     one_pass = {format: report_text(inputs, format) for format in ("json", "markdown")}  # type: ignore[arg-type]
     _two_pass(monkeypatch)
@@ -194,7 +192,8 @@ def test_a_batch_looks_at_each_folder_once(tmp_path: Path, monkeypatch: pytest.M
 def test_packed_telemetry_and_summaries_cross_processes_unchanged() -> None:
     import pickle
 
-    from generator.model.runs import TELEMETRY_FIELDS, TelemetryValues, report_summary
+    from generator.model.packed import TelemetryValues
+    from generator.model.runs import TELEMETRY_FIELDS, report_summary
 
     for telemetry in (
         {name: index for index, name in enumerate(TELEMETRY_FIELDS)},

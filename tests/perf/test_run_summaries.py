@@ -12,12 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.model.comparison import ComparisonInputs
+from generator.model.packed import TelemetryValues
 from generator.model.runs import (
     TELEMETRY_FIELDS,
     CaseManifest,
     Quality,
     RunRecord,
-    TelemetryValues,
     artifact_reference,
     report_summary,
 )

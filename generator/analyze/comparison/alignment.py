@@ -24,11 +24,25 @@ from generator.model.runs import Key, RunRecord
 __all__ = ["ISSUE_REASONS", "Alignment", "Issue", "Key", "Pair", "align", "matrix_issues"]
 
 
-def _by_key(records: Iterable[RunRecord]) -> dict[Key, list[RunRecord]]:
-    grouped: dict[Key, list[RunRecord]] = defaultdict(list)
+def _by_key(records: Iterable[RunRecord]) -> dict[Key, RunRecord | list[RunRecord]]:
+    """Each key's run, or its runs when there are several (a list per key only for duplicates)."""
+    grouped: dict[Key, RunRecord | list[RunRecord]] = {}
     for record in records:
-        grouped[record.key].append(record)
+        key = record.key
+        held = grouped.get(key)
+        if held is None:
+            grouped[key] = record
+        elif isinstance(held, list):
+            held.append(record)
+        else:
+            grouped[key] = [held, record]
     return grouped
+
+
+def _runs(held: RunRecord | list[RunRecord] | None) -> Sequence[RunRecord]:
+    if held is None:
+        return ()
+    return held if isinstance(held, list) else (held,)
 
 
 def _sides(candidate: bool, baseline: bool, joiner: str) -> str:
@@ -96,16 +110,19 @@ def align(
     """Pair runs strictly.  ``None`` as an expected set means "no matrix: use observed keys"."""
     candidate_by_key = _by_key(candidate_records)
     baseline_by_key = _by_key(baseline_records)
-    keys = sorted(
-        set(candidate_by_key) | set(baseline_by_key) | (candidate_expected or set()) | (baseline_expected or set())
-    )
+    every = set(candidate_by_key)  # one set, filled in place (no set per union)
+    for more in (baseline_by_key, candidate_expected, baseline_expected):
+        if more:
+            every.update(more)
+    keys = sorted(every)
+    del every
     issues = list(initial_issues)
     pairs: list[Pair] = []
     for key in keys:
         found, pair = _judge_key(
             key,
-            candidate_by_key.get(key, ()),
-            baseline_by_key.get(key, ()),
+            _runs(candidate_by_key.get(key)),
+            _runs(baseline_by_key.get(key)),
             candidate_expected,
             baseline_expected,
         )

@@ -18,6 +18,7 @@ unfinished run's low spend is never mistaken for efficiency.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
@@ -33,6 +34,7 @@ from generator.model.comparison import (
     Metric,
     ReportedDuration,
 )
+from generator.model.packed import TelemetryValues
 from generator.model.runs import Key, Telemetry
 
 #: Relative difference above which a reported value disagrees with the re-derived one.
@@ -98,54 +100,115 @@ def _value(events: Mapping[str, Any] | None, key: str) -> float | None:
     return float(value) if is_json_number(value) else None
 
 
-def _row(metric: Metric, both: list[tuple[float, float]], selected: int, disagreements: int = 0) -> EfficiencyRow:
+def _row(
+    metric: Metric, candidate: array[float], baseline: array[float], selected: int, disagreements: int = 0
+) -> EfficiencyRow:
     return EfficiencyRow(
         key=metric.key,
         label=metric.label,
         kind=metric.kind,
-        complete=len(both),
+        complete=len(candidate),
         selected=selected,
-        candidate_average=fmean(a for a, _ in both) if both else None,
-        baseline_average=fmean(b for _, b in both) if both else None,
+        candidate_average=_average(candidate),
+        baseline_average=_average(baseline),
         disagreements=disagreements,
     )
+
+
+_NUMBER_TYPES = (int, float)
+
+
+def _numbers(events: Mapping[str, Any] | None, keys: tuple[str, ...]) -> tuple[float | None, ...] | None:
+    """``_value(events, key)`` of every key at once (None for no telemetry): each run is read once,
+    not once per metric; packed telemetry is unpacked in one call."""
+    if events is None:
+        return None
+    if type(events) is TelemetryValues:
+        return events.numbers(keys)
+    out: list[float | None] = []
+    for key in keys:
+        value = events.get(key)
+        out.append(float(value) if isinstance(value, _NUMBER_TYPES) and not isinstance(value, bool) else None)
+    return tuple(out)
+
+
+def _column(rows: Sequence[tuple[float | None, ...] | None], position: int) -> list[float | None]:
+    return [None if row is None else row[position] for row in rows]
+
+
+def _disagreeing(derived: Sequence[float | None], said: Sequence[float | None]) -> int:
+    return sum(1 for a, b in zip(derived, said, strict=True) if a is not None and b is not None and disagrees(a, b))
+
+
+#: Pairs whose numbers are unpacked at a time (the tables never hold every pair's numbers).
+_CHUNK = 1024
+
+
+def _average(values: array[float]) -> float | None:
+    return fmean(values) if values else None  # fmean is fsum / n: exact, so order and chunks do not matter
 
 
 def efficiency_table(
     selected: Sequence[tuple[Telemetry, Telemetry]], reported: Sequence[tuple[Telemetry, Telemetry]] | None = None
 ) -> EfficiencyTable:
-    """Average each metric over the pairs where both sides have it; reported numbers in their own rows."""
-    stated = list(reported) if reported is not None else [(None, None)] * len(selected)
-    rows = []
-    # per metric, one byte per pair: 1 where the re-derived row covers it (a set per metric would
-    # hold an int object per pair)
-    covered: dict[str, bytearray] = {}
-    for metric in METRICS:
-        both: list[tuple[float, float]] = []
-        differing = 0
-        covered[metric.key] = covers = bytearray(len(selected))
-        for index, (candidate, baseline) in enumerate(selected):
-            a, b = _value(candidate, metric.key), _value(baseline, metric.key)
-            for derived, said in ((a, _value(stated[index][0], metric.key)), (b, _value(stated[index][1], metric.key))):
-                if derived is not None and said is not None and disagrees(derived, said):
-                    differing += 1
-            if candidate is None or baseline is None:
-                continue
-            if a is not None and b is not None:
-                both.append((a, b))
-                covers[index] = 1
-        rows.append(_row(metric, both, len(selected), differing))
-    reported_rows = []
+    """Average each metric over the pairs where both sides have it; reported numbers in their own rows.
+
+    Each run's numbers are read once (not once per metric), a chunk of pairs at a time; the
+    values averaged are kept packed (8 bytes each), so the memory used stays small.
+    """
+    count = len(selected)
+    keys = tuple(metric.key for metric in METRICS)
+    stated_keys = tuple(metric.key for metric in REPORTED_METRICS)
+    derived_position = {key: position for position, key in enumerate(keys)}
+    # per metric: the averaged values of each side, how many runs disagree, and one byte per pair,
+    # 1 where the re-derived row covers it (a set per metric would hold an int object per pair)
+    derived: list[tuple[array[float], array[float]]] = [(array("d"), array("d")) for _ in METRICS]
+    differing = [0] * len(METRICS)
+    covered = [bytearray(count) for _ in METRICS]
+    said: list[tuple[array[float], array[float]]] = [(array("d"), array("d")) for _ in REPORTED_METRICS]
+    seen = [False] * len(REPORTED_METRICS)
+    for start in range(0, count, _CHUNK):
+        chunk = selected[start : start + _CHUNK]
+        candidates = [_numbers(candidate, keys) for candidate, _ in chunk]
+        baselines = [_numbers(baseline, keys) for _, baseline in chunk]
+        stated_a: list[tuple[float | None, ...] | None] = []
+        stated_b: list[tuple[float | None, ...] | None] = []
+        if reported is not None:
+            stated_chunk = reported[start : start + _CHUNK]
+            stated_a = [_numbers(candidate, stated_keys) for candidate, _ in stated_chunk]
+            stated_b = [_numbers(baseline, stated_keys) for _, baseline in stated_chunk]
+        any_stated = any(row is not None for row in stated_a) or any(row is not None for row in stated_b)
+        for position, key in enumerate(keys):
+            a_column, b_column = _column(candidates, position), _column(baselines, position)
+            if any_stated:
+                at = stated_keys.index(key)
+                differing[position] += _disagreeing(a_column, _column(stated_a, at))
+                differing[position] += _disagreeing(b_column, _column(stated_b, at))
+            covers, (a_values, b_values) = covered[position], derived[position]
+            for offset, (a, b) in enumerate(zip(a_column, b_column, strict=True)):
+                if a is not None and b is not None:  # both sides have telemetry and this number
+                    a_values.append(a)
+                    b_values.append(b)
+                    covers[start + offset] = 1
+        if not any_stated:
+            continue
+        for position, key in enumerate(stated_keys):
+            a_column, b_column = _column(stated_a, position), _column(stated_b, position)
+            seen[position] = (
+                seen[position] or any(v is not None for v in a_column) or any(v is not None for v in b_column)
+            )
+            taken = covered[derived_position[key]] if key in derived_position else None
+            a_values, b_values = said[position]
+            for offset, (a, b) in enumerate(zip(a_column, b_column, strict=True)):
+                if a is not None and b is not None and not (taken is not None and taken[start + offset]):
+                    a_values.append(a)
+                    b_values.append(b)
+    rows = tuple(
+        _row(metric, *derived[position], count, differing[position]) for position, metric in enumerate(METRICS)
+    )
+    reported_rows: tuple[EfficiencyRow, ...] = ()
     if reported is not None:
-        for metric in REPORTED_METRICS:
-            pairs: list[tuple[float, float]] = []
-            seen = False
-            taken = covered.get(metric.key)
-            for index, (candidate, baseline) in enumerate(stated):
-                a, b = _value(candidate, metric.key), _value(baseline, metric.key)
-                seen = seen or a is not None or b is not None
-                if a is not None and b is not None and not (taken is not None and index < len(taken) and taken[index]):
-                    pairs.append((a, b))
-            if seen:
-                reported_rows.append(_row(metric, pairs, len(selected)))
-    return EfficiencyTable(len(selected), tuple(rows), tuple(reported_rows))
+        reported_rows = tuple(
+            _row(metric, *said[position], count) for position, metric in enumerate(REPORTED_METRICS) if seen[position]
+        )
+    return EfficiencyTable(count, rows, reported_rows)

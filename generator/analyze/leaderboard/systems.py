@@ -29,7 +29,7 @@ def expected_keys(experiment: Experiment) -> frozenset[Key] | None:
     """The matrix's keys for the treatment; empty when the matrix is invalid, None without one."""
     load = experiment.matrix
     if load.matrix is not None:
-        return load.matrix.keys_for(experiment.treatment)
+        return frozenset(load.matrix.keys_for(experiment.treatment))  # a set of its own (keys_for is a view)
     return frozenset() if load.error else None
 
 

@@ -39,15 +39,16 @@ import orjson
 
 from generator.model.common import Side
 from generator.model.errors import EvalsiteError
+from generator.model.packed import ArtifactTable, TelemetryValues
 from generator.model.runs import (
     Artifact,
     CaseManifest,
     Experiment,
+    MatrixLoad,
     Quality,
     ReportSummary,
     RunRecord,
     SkippedReport,
-    TelemetryValues,
     artifact_reference,
     report_summary,
 )
@@ -277,11 +278,13 @@ def read_report(
     raw_manifest = raw_manifest_of(report)
     manifest = verify_embedded(raw_manifest, task)
     valid = manifest is not None or raw_manifest is None
+    if manifest is not None:  # equal manifests of a batch's runs kept (and sent from a worker) once
+        manifest = shared.setdefault(("manifest", _manifest_key(manifest)), manifest)
     binder = ArtifactBinder(plan.root, report, name, rep, rebase=False)
     quality = sample_quality(report, binder.read_text)
     quality = shared.setdefault(("quality", quality), quality)
     # the run keeps only what later stages read of its report, never the whole parsed report
-    summary = report_summary(report, shared)
+    summary = report_summary(report, shared, task=task, file=name)
     artifact = _telemetry_of(plan.root, report, name, rep, rebase=rebase) if telemetry else None
     return (task, rep, name, summary, manifest, valid, quality, artifact)
 
@@ -291,15 +294,19 @@ def finish_experiment(
     loaded: Iterable[LoadedRun | SkippedReport | None],
     *,
     manifest_for: Callable[[str], CaseManifest],
-) -> tuple[Experiment, list[Artifact | None]]:
+    matrix: MatrixLoad | None = None,
+) -> tuple[Experiment, ArtifactTable]:
     """The experiment of ``plan`` from its reports as :func:`read_report` read them, in file order.
+
+    ``matrix`` is the experiment's :func:`load_matrix`, when the caller loaded it already (before
+    the runs, so the decoded matrix file is freed before they are held); else it is loaded here.
 
     A run whose manifest is missing or does not verify gets ``manifest_for(task)``, in file order
     (so the first error is the one :func:`load_experiment` raises).  The artifacts read with the
     runs come back beside the records, in the same order.
     """
     records: list[RunRecord] = []
-    artifacts: list[Artifact | None] = []
+    artifacts = ArtifactTable()  # kept as columns, not an object per run
     skipped: list[SkippedReport] = []
     kept: dict[Any, Any] = {}  # equal manifests and qualities read apart (other workers, batches) kept once
     for item in loaded:
@@ -315,6 +322,7 @@ def finish_experiment(
         else:
             manifest = kept.setdefault(_manifest_key(manifest), manifest)
         quality = kept.setdefault(quality, quality)
+        summary = summary.shared_in(kept, task, name)
         records.append(RunRecord(plan.side, task, rep, name, summary, manifest, valid, quality))
         artifacts.append(artifact)
     experiment = Experiment(
@@ -324,7 +332,7 @@ def finish_experiment(
         label=plan.label,
         records=tuple(records),
         skipped=tuple(skipped),
-        matrix=load_matrix(plan.root),
+        matrix=load_matrix(plan.root) if matrix is None else matrix,
     )
     return experiment, artifacts
 

@@ -8,12 +8,13 @@ a local path.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from generator.model.common import SIDES
 from generator.model.comparison import COMPARISON_SCHEMA, ComparisonResult, Pair
 from generator.model.formats import FORMAT_NOTES
+from generator.model.packed import PairedArtifacts
 from generator.model.runs import (
     PART_STATES,
     REPORTED_ONLY_FIELDS,
@@ -27,7 +28,7 @@ from generator.model.runs import (
 )
 from generator.model.stats import as_json
 
-__all__ = ["SCHEMA", "comparison_document", "run_entries"]
+__all__ = ["SCHEMA", "STREAMED", "audit_entries", "comparison_document", "pair_entries", "run_entries"]
 
 SCHEMA = COMPARISON_SCHEMA
 
@@ -117,51 +118,72 @@ def run_entries(result: ComparisonResult) -> Iterator[dict[str, Any]]:
     (``evalsite compare --format json``) never holds them all.
     """
     for side in SIDES:
-        read = {
-            id(pair.side(side)): artifact
-            for pair, artifact in zip(result.alignment.pairs, result.artifacts[side], strict=True)
-        }
+        artifacts = result.artifacts[side]
+        # each paired record's position among the pairs; its artifact is made only as it is written
+        read = {id(pair.side(side)): position for position, pair in enumerate(result.alignment.pairs)}
         records = result.experiments[side].records
         order = sorted(range(len(records)), key=lambda i: (records[i].task, records[i].rep, records[i].file))
         for index in order:
             record = records[index]
-            artifact = read.get(id(record))
-            yield _run_json(record, artifact, id(record) in read)
+            position = read.get(id(record))
+            yield _run_json(record, None if position is None else artifacts[position], position is not None)
 
 
 def _runs(result: ComparisonResult) -> list[dict[str, Any]]:
     return list(run_entries(result))
 
 
-def _manifest_audit(result: ComparisonResult) -> list[dict[str, Any]]:
+def _first_manifests(result: ComparisonResult) -> dict[str, dict[str, CaseManifest]]:
     first: dict[str, dict[str, CaseManifest]] = {side: {} for side in SIDES}
     for side in SIDES:
         for record in result.experiments[side].records:
             first[side].setdefault(record.task, record.manifest)
-    rows = []
+    return first
+
+
+def audit_entries(result: ComparisonResult) -> Iterator[dict[str, Any]]:
+    """The document's ``manifest_audit``, one task's row at a time (a writer need not hold them all)."""
+    first = _first_manifests(result)
     for task in result.alignment.tasks:
         candidate, baseline = first["candidate"].get(task), first["baseline"].get(task)
         if candidate is None and baseline is None:
             continue
         states = {part: part_state(part, candidate, baseline) for part in AUDIT_PARTS}
-        rows.append(
-            {
-                "task": task,
-                "candidate": candidate.to_json() if candidate else None,
-                "baseline": baseline.to_json() if baseline else None,
-                "states": states,
-            }
-        )
-    return rows
+        yield {
+            "task": task,
+            "candidate": candidate.to_json() if candidate else None,
+            "baseline": baseline.to_json() if baseline else None,
+            "states": states,
+        }
 
 
-def _audit_summary(audit: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+def _audit_summary(result: ComparisonResult) -> dict[str, dict[str, int]]:
     """Per part, how many tasks are in each state (only states that occur)."""
-    summary: dict[str, dict[str, int]] = {}
-    for part in AUDIT_PARTS:
-        counts = Counter(row["states"][part] for row in audit)
-        summary[part] = {state: counts[state] for state in PART_STATES if counts[state]}
-    return summary
+    first = _first_manifests(result)
+    counts: dict[str, Counter[str]] = {part: Counter() for part in AUDIT_PARTS}
+    for task in result.alignment.tasks:
+        candidate, baseline = first["candidate"].get(task), first["baseline"].get(task)
+        if candidate is None and baseline is None:
+            continue
+        for part in AUDIT_PARTS:
+            counts[part][part_state(part, candidate, baseline)] += 1
+    return {part: {state: counts[part][state] for state in PART_STATES if counts[part][state]} for part in AUDIT_PARTS}
+
+
+def pair_entries(result: ComparisonResult) -> Iterator[dict[str, Any]]:
+    """The document's ``pairs``, one at a time, in (task, rep) order."""
+    for pair in result.alignment.pairs:
+        yield {
+            "task": pair.task,
+            "rep": pair.rep,
+            "case_hash": pair.case_hash,
+            "candidate_passed": pair.candidate.passed,
+            "baseline_passed": pair.baseline.passed,
+        }
+
+
+#: Document keys whose entries a writer may make one at a time (see ``comparison_document``).
+STREAMED = {"runs": run_entries, "pairs": pair_entries, "manifest_audit": audit_entries}
 
 
 def _task_outcomes(result: ComparisonResult) -> list[dict[str, Any]]:
@@ -193,36 +215,35 @@ def _limitations(result: ComparisonResult) -> dict[str, Any]:
     }
 
 
-def comparison_document(result: ComparisonResult, *, runs: bool = True) -> dict[str, Any]:
+def _statuses(artifacts: Sequence[Artifact]) -> Iterable[str]:
+    """Each artifact's status (a packed side's, without making its artifacts)."""
+    if isinstance(artifacts, PairedArtifacts):
+        return artifacts.statuses()
+    return (artifact.status for artifact in artifacts)
+
+
+def comparison_document(result: ComparisonResult, *, runs: bool = True, streamed: bool = False) -> dict[str, Any]:
     """Build the JSON-ready document (plain dicts, lists, str, int, float, bool, None).
 
     ``runs=False`` leaves out the ``runs`` key, for a caller that writes :func:`run_entries`
-    in its place.
+    in its place; ``streamed=True`` leaves out every key of :data:`STREAMED` (``runs``,
+    ``pairs``, ``manifest_audit``: the ones that grow with the runs or tasks) for a caller that
+    writes their entries one at a time.
     """
     alignment = result.alignment
     rebased = [
         {"side": side, "task": pair.task, "rep": pair.rep, "file": pair.side(side).file}
         for side in SIDES
-        for pair, artifact in zip(alignment.pairs, result.artifacts[side], strict=True)
-        if artifact.status == "rebased"
+        for pair, status in zip(alignment.pairs, _statuses(result.artifacts[side]), strict=True)
+        if status == "rebased"
     ]
-    audit = _manifest_audit(result)
     return {
         "schema": SCHEMA,
         "ks": list(result.ks),
         "expected_keys": alignment.expected_keys,
         "tasks": list(alignment.tasks),
         **{side: _side_summary(result.experiments[side], result.formats.get(side, "comet")) for side in SIDES},
-        "pairs": [
-            {
-                "task": pair.task,
-                "rep": pair.rep,
-                "case_hash": pair.case_hash,
-                "candidate_passed": pair.candidate.passed,
-                "baseline_passed": pair.baseline.passed,
-            }
-            for pair in alignment.pairs
-        ],
+        **({} if streamed else {"pairs": list(pair_entries(result))}),
         "issues": [issue.to_json() for issue in alignment.issues],
         "issue_counts": dict(sorted(Counter(issue.reason for issue in alignment.issues).items())),
         "metrics": {side: {str(k): metrics.to_json() for k, metrics in result.metrics[side].items()} for side in SIDES},
@@ -237,10 +258,10 @@ def comparison_document(result: ComparisonResult, *, runs: bool = True) -> dict[
         "efficiency": {name: table.to_json() for name, table in result.efficiency.items()},
         "limitations": _limitations(result),
         "statistics": as_json(result.statistics),
-        "manifest_audit": audit,
-        "manifest_audit_summary": _audit_summary(audit),
+        **({} if streamed else {"manifest_audit": list(audit_entries(result))}),
+        "manifest_audit_summary": _audit_summary(result),
         "task_outcomes": _task_outcomes(result),
-        **({"runs": _runs(result)} if runs else {}),
+        **({"runs": _runs(result)} if runs and not streamed else {}),
         "rebased_runs": rebased,
         "rebase_artifacts": result.inputs.rebase_artifacts,
         "skipped_reports": [
