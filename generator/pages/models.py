@@ -39,6 +39,7 @@ __all__ = [
     "LineChart",
     "Link",
     "Notice",
+    "NumberRow",
     "Page",
     "PageBundle",
     "PageJob",
@@ -101,11 +102,33 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class NumberRow:
+    """A row of a wide number table: its first cells, then number cells kept as two strings each, the
+    display text and the sort key ``format.num_cell`` gives them (an empty key: an undefined value,
+    class ``num na``), not a Cell per value: a 1,000-task site shows hundreds of thousands.
+
+    ``cells`` makes the whole row's Cells (equal to ``num_cell``'s) for readers that want them; the
+    renderer writes the numbers without them (the same HTML).
+    """
+
+    lead: tuple[Cell, ...]
+    texts: tuple[str, ...]
+    sorts: tuple[str, ...]
+    cls: str = ""
+    id: str | None = None
+
+    @property
+    def cells(self) -> tuple[Cell, ...]:
+        numbers = zip(self.texts, self.sorts, strict=True)
+        return self.lead + tuple(Cell(text, sort, None, "num" if sort else "num na") for text, sort in numbers)
+
+
+@dataclass(frozen=True, slots=True)
 class Table:
     id: str  # unique within the page; also the anchor of the table
     caption: str
     columns: tuple[Column, ...]
-    rows: tuple[Row, ...]
+    rows: tuple[Row | NumberRow, ...]
     empty: str = "None."
     sortable: bool = True
     filterable: bool = False

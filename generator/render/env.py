@@ -65,17 +65,24 @@ def default_templates_dir() -> Path:
 _REDACTED: dict[Redactor, dict[str, str]] = {}
 
 
+# The last redactor's cache, found by identity (a Redactor's dataclass hash is a Python call per lookup).
+_LAST: list[Any] = [None, None]
+
+
 def _redacted(context: Context, value: Any) -> Any:
     """A string with its secrets replaced, when the render was given a redactor (before capping and escaping)."""
     redactor = context.get("redactor")
     if not isinstance(redactor, Redactor):
         return value
     if type(value) is str and len(value) <= 256:
-        cache = _REDACTED.get(redactor)
+        cache = _LAST[1] if _LAST[0] is redactor else None
         if cache is None or len(cache) >= 1 << 17:
-            if len(_REDACTED) >= 4:
-                _REDACTED.clear()
-            cache = _REDACTED[redactor] = {}
+            cache = _REDACTED.get(redactor)
+            if cache is None or len(cache) >= 1 << 17:
+                if len(_REDACTED) >= 4:
+                    _REDACTED.clear()
+                cache = _REDACTED[redactor] = {}
+            _LAST[:] = [redactor, cache]
         hit = cache.get(value)
         if hit is None:
             hit = cache[value] = redactor.text(value)

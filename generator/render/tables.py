@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 
 from generator.model.redaction import Redactor
 from generator.pages.format import capped
-from generator.pages.models import Table
+from generator.pages.models import NumberRow, Row, Table
 from generator.pages.names import confusable_with, needs_isolation, visible
 
 __all__ = ["confusable_marks", "shown", "table_html"]
@@ -50,26 +50,36 @@ def shown(value: Any) -> Any:
     return visible(capped(value))
 
 
+def _row_texts(row: Row | NumberRow) -> list[str]:
+    """The texts of a row's cells, in order, without making a NumberRow's Cells."""
+    if type(row) is NumberRow:
+        return [cell.text for cell in row.lead] + list(row.texts)
+    return [cell.text for cell in row.cells]
+
+
 def confusable_marks(table: Table) -> dict[tuple[int, int], str]:
     """``(row, column)`` of each text cell that looks like another cell of its column -> those texts."""
     marks: dict[tuple[int, int], str] = {}
-    for column, spec in enumerate(table.columns):
-        if spec.numeric:
-            continue
-        texts = [row.cells[column].text for row in table.rows if column < len(row.cells)]
+    columns = [column for column, spec in enumerate(table.columns) if not spec.numeric]
+    if not columns or len(table.rows) < 2:
+        return marks
+    grid = [_row_texts(row) for row in table.rows]
+    for column in columns:
+        texts = [texts[column] for texts in grid if column < len(texts)]
         if len(texts) < 2:
             continue
         found = confusable_with(texts)
         if not found:
             continue
-        for index, row in enumerate(table.rows):
-            if column < len(row.cells) and row.cells[column].text in found:
-                marks[(index, column)] = ", ".join(found[row.cells[column].text])
+        for index, row_texts in enumerate(grid):
+            if column < len(row_texts) and row_texts[column] in found:
+                marks[(index, column)] = ", ".join(found[row_texts[column]])
     return marks
 
 
-def _texters(redactor: Redactor) -> tuple[Any, Any]:
-    """The two cell renderers for *redactor*: ``{{ value }}`` and ``{{ value|name }}`` in the macro."""
+def _texters(redactor: Redactor) -> tuple[Any, Any, Any]:
+    """The two cell renderers for *redactor*, ``{{ value }}`` and ``{{ value|name }}`` in the macro, and
+    the number test under which both return their text as it is (None when a config rule may match)."""
     if redactor not in _caches:
         if len(_caches) >= 4:
             _caches.clear()
@@ -116,7 +126,7 @@ def _texters(redactor: Redactor) -> tuple[Any, Any]:
             names[value] = out
         return out
 
-    return text, name
+    return text, name, numbers
 
 
 def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
@@ -129,7 +139,7 @@ def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
 
 def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
     """The HTML of one table block, byte for byte what ``partials/blocks.html`` ``table`` wrote."""
-    text, name = _texters(redactor or _NO_REDACTOR)
+    text, name, numbers = _texters(redactor or _NO_REDACTOR)
     tid = text(t.id)
     out: list[str] = [f'<div class="table-block" id="{tid}">\n']
     if t.collapsed:
@@ -169,6 +179,8 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
         out.append(f'<th scope="col"{num}{helps}>{text(column.label)}</th>')
     out.append("</tr></thead>\n<tbody>\n")
     marks = confusable_marks(t)
+    marked = {index for index, _column in marks}
+    num_cls, na_cls = text("num"), text("num na")
     cells = _plain_cells(redactor or _NO_REDACTOR)
     for ri, row in enumerate(rows):
         out.append("<tr")
@@ -177,7 +189,10 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
         if row.cls:
             out.append(f' class="{text(row.cls)}"')
         out.append(">")
-        for ci, cell in enumerate(row.cells):
+        # a NumberRow's numbers are plain cells: written from their two strings below (unless a mark,
+        # which only a text column can carry, falls on one: then the row's Cells take the general way)
+        number_row = type(row) is NumberRow and ri not in marked
+        for ci, cell in enumerate(row.lead if number_row else row.cells):  # type: ignore[union-attr]
             if cell.href is None and not cell.title and not (marks and (ri, ci) in marks):
                 # a plain cell: its HTML depends on (cls, sort, text) alone, made once per distinct triple
                 key = (cell.cls, cell.sort, cell.text)
@@ -219,6 +234,28 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
             if marks and (ri, ci) in marks:
                 out.append(f' <span class="confusable" title="Looks like: {text(marks[(ri, ci)])}">(look-alike)</span>')
             out.append("</td>")
+        if number_row:
+            # the plain-cell way for Cell(shown, sort, None, "num" or "num na"), without the Cell; a number
+            # text is its own HTML under text() and name() (see _texters), so it is written as it is
+            for shown, sort in zip(row.texts, row.sorts, strict=True):  # type: ignore[union-attr]
+                key = ("num" if sort else "num na", sort, shown)
+                exact = type(shown) is str and type(sort) is str
+                html = cells.get(key) if exact else None
+                if html is None:
+                    if exact and numbers is not None and len(shown) <= 64 and len(sort) <= 64:
+                        if numbers(shown) and numbers(sort):
+                            html = f'<td class="{num_cls if sort else na_cls}" data-sort="{sort}">{shown}</td>'
+                    if html is None:
+                        html = (
+                            f'<td class="{text(key[0])}"'
+                            + (f' data-sort="{text(sort)}"' if sort is not None else "")
+                            + f">{name(shown)}</td>"
+                        )
+                    if exact and len(shown) <= _CACHED_LENGTH and len(sort) <= _CACHED_LENGTH:
+                        if len(cells) >= _CACHE_LIMIT:
+                            cells.clear()
+                        cells[key] = html
+                out.append(html)
         out.append("</tr>\n")
     if not rows:
         out.append(f'<tr class="empty"><td colspan="{text(len(t.columns))}">{text(t.empty)}</td></tr>\n')

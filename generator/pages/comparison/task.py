@@ -23,7 +23,18 @@ from generator.pages.comparison.context import (
     ComparisonContext,
     side_label,
 )
-from generator.pages.models import Cell, Column, InputDigest, Link, Notice, PageBundle, Row, Table, TaskPage
+from generator.pages.models import (
+    Cell,
+    Column,
+    InputDigest,
+    Link,
+    Notice,
+    NumberRow,
+    PageBundle,
+    Row,
+    Table,
+    TaskPage,
+)
 from generator.pages.urls import index_url, pair_url, rel, run_url, task_url
 
 __all__ = ["TASK_SCHEMA", "TaskPages"]
@@ -93,26 +104,24 @@ class TaskPages(ComparisonContext):
             b_val = base.get(key) if base else None
             state = states.get(key)
             if state is not None:  # the audit state the comparison recorded
-                verdict = Cell(
-                    PART_STATES.get(state, state), _STATE_SORT.get(state, "9"), None, _STATE_CLS.get(state, "na")
+                verdict = _shared_cell(
+                    PART_STATES.get(state, state), _STATE_SORT.get(state, "9"), _STATE_CLS.get(state, "na")
                 )
                 if state in ("differs", "missing-candidate", "missing-baseline", "one-sided"):
                     differ.append(label)
             elif cand and base:
                 same = c_val == b_val
-                verdict = Cell("same", "1", None, "same") if same else Cell("differs", "0", None, "diff")
+                verdict = _SAME if same else _DIFFERS
                 if not same:
                     differ.append(label)
             else:
-                verdict = Cell("N/A (one side has no record)", "", None, "na")
+                verdict = _ONE_SIDED
+            c_cell = Cell(fmt.text(c_val) if cand else "no record", None, None, "mono hash")
+            b_text = fmt.text(b_val) if base else "no record"
+            b_cell = c_cell if b_text == c_cell.text else Cell(b_text, None, None, "mono hash")  # one object
             rows.append(
                 Row(
-                    (
-                        Cell(label, None, None, "", key),
-                        Cell(fmt.text(c_val) if cand else "no record", None, None, "mono hash"),
-                        Cell(fmt.text(b_val) if base else "no record", None, None, "mono hash"),
-                        verdict,
-                    ),
+                    (_component_cell(label, key), c_cell, b_cell, verdict),
                     "mismatch" if verdict.cls == "diff" else "",
                     f"part-{key.removesuffix('_hash')}",
                 )
@@ -142,38 +151,44 @@ class TaskPages(ComparisonContext):
     def _has_steps(self, task: str) -> bool:
         return any(self._paired_runs(task, int(pair["rep"])) for pair in self.pairs_by_task.get(task, ()))
 
-    def _steps_cell(self, task: str, rep: int) -> tuple[Cell, ...]:
-        if not self._has_steps(task):
+    def _steps_cell(self, task: str, rep: int, steps: bool) -> tuple[Cell, ...]:
+        """The Steps cell of a pair row (none when no pair of the task has aligned steps: *steps*)."""
+        if not steps:
             return ()
         if not self._paired_runs(task, rep):
             return (Cell("—", None, None, "na"),)
         return (Cell("aligned steps", None, rel(task_url(self.id, task), pair_url(self.id, task, rep))),)
 
     def pairs_table(self, task: str) -> Table:
-        rows = tuple(
-            Row(
-                (
-                    fmt.num_cell(pair["rep"]),
-                    Cell(fmt.hash12(pair["case_hash"]), None, None, "mono", pair["case_hash"]),
-                    fmt.bool_cell(pair["candidate_passed"]),
-                    fmt.bool_cell(pair["baseline_passed"]),
-                    *self._steps_cell(task, int(pair["rep"])),
-                ),
-                "mismatch" if pair["candidate_passed"] != pair["baseline_passed"] else "",
-                f"pair-r{int(pair['rep'])}",  # a stable anchor: task page#pair-r2
+        steps: bool | None = None  # whether the task has a Steps column: looked up once, at the first pair
+        rows = []
+        for pair in self.pairs_by_task.get(task, ()):
+            lead = (
+                _rep_cell(pair["rep"]),
+                Cell(fmt.hash12(pair["case_hash"]), None, None, "mono", pair["case_hash"]),
+                fmt.bool_cell(pair["candidate_passed"]),
+                fmt.bool_cell(pair["baseline_passed"]),
             )
-            for pair in self.pairs_by_task.get(task, ())
-        )
+            rep = int(pair["rep"])
+            if steps is None:
+                steps = self._has_steps(task)
+            rows.append(
+                Row(
+                    (*lead, *self._steps_cell(task, rep, steps)),
+                    "mismatch" if pair["candidate_passed"] != pair["baseline_passed"] else "",
+                    f"pair-r{int(pair['rep'])}",  # a stable anchor: task page#pair-r2
+                )
+            )
         return Table(
             id="pairs-table",
             caption="Strictly matched pairs",
             columns=(Column("Rep", True), Column("Case hash"), Column("Candidate"), Column("Baseline"))
             + (
                 (Column("Steps", help="the two runs' tool calls aligned, first divergence marked"),)
-                if self._has_steps(task)
+                if (steps if steps is not None else self._has_steps(task))
                 else ()
             ),
-            rows=rows,
+            rows=tuple(rows),
             empty="No strictly matched pairs for this task.",
         )
 
@@ -190,10 +205,10 @@ class TaskPages(ComparisonContext):
         cls = "warn" if run["artifact"] in ("rejected", "absent") else ""
         key = (str(run["side"]), task, int(run["rep"]), str(run["file"]))
         if key not in self.source.run_pages:
-            return Cell(text, None, None, cls)
+            return _shared_cell(text, None, cls)
         variant, problem = self.source.run_pages[key]
         if problem is not None:
-            return Cell(f"{text} · transcript not shown: {problem}", None, None, "warn")
+            return _shared_cell(f"{text} · transcript not shown: {problem}", None, "warn")
         href = rel(task_url(self.id, task), run_url(self.id, task, key[0], key[2], 1, variant))
         return Cell(f"{text} · transcript", None, href, cls)
 
@@ -214,16 +229,15 @@ class TaskPages(ComparisonContext):
             rows.append(
                 Row(
                     (
-                        fmt.num_cell(run["rep"]),
-                        Cell(side_label(run["side"])),
+                        _rep_cell(run["rep"]),
+                        _side_cell(run["side"]),
                         fmt.bool_cell(run["passed"]),
-                        Cell(
+                        _shared_cell(
                             "; ".join(str(c) for c in checks) if checks else "—",
                             str(len(checks)),
-                            None,
                             "fail" if checks else "",
                         ),
-                        Cell(quality_text),
+                        _shared_cell(quality_text),
                         fmt.bool_cell(quality.get("include_in_analysis"), "included", "excluded"),
                         Cell(
                             f"{'valid' if manifest.get('valid') else 'invalid'} · {manifest.get('source', fmt.NA)}",
@@ -262,18 +276,22 @@ class TaskPages(ComparisonContext):
         )
 
     def telemetry_table(self, task: str) -> Table:
-        """Re-derived telemetry per run, and below each run what its harness reported, in its own row."""
-        rows = []
-        not_derived = (_NA_NUM,) * len(_REPORTED_ONLY)  # raw stdout re-derives none of these
+        """Re-derived telemetry per run, and below each run what its harness reported, in its own row.
+
+        Its number cells are :class:`NumberRow` strings, not a Cell per value (most of a task page's cells).
+        """
+        rows: list[Row | NumberRow] = []
         for run in self._runs(task):
             reported = run.get("reported_telemetry")
-            lead = (fmt.num_cell(run["rep"]), Cell(side_label(run["side"])))
+            lead = (_rep_cell(run["rep"]), _side_cell(run["side"]))
             telemetry = run["telemetry"]
-            cells = _telemetry_cells(telemetry if isinstance(telemetry, dict) else None, TELEMETRY_FIELDS)
-            rows.append(Row((*lead, _RAW_STDOUT, *cells, *not_derived), "" if telemetry else "muted"))
+            texts, sorts = _telemetry_numbers(telemetry if isinstance(telemetry, dict) else None, TELEMETRY_FIELDS)
+            texts += _NOT_DERIVED_TEXTS  # raw stdout re-derives none of these
+            sorts += _NOT_DERIVED_SORTS
+            rows.append(NumberRow((*lead, _RAW_STDOUT), tuple(texts), tuple(sorts), "" if telemetry else "muted"))
             if isinstance(reported, dict):
-                cells = _telemetry_cells(reported, _TELEMETRY_COLUMNS)
-                rows.append(Row((*lead, _REPORTED, *cells), "reported"))
+                texts, sorts = _telemetry_numbers(reported, _TELEMETRY_COLUMNS)
+                rows.append(NumberRow((*lead, _REPORTED), tuple(texts), tuple(sorts), "reported"))
         return Table(
             id="telemetry-table",
             caption="Telemetry: re-derived from raw stdout (paired runs only; N/A otherwise), and, in rows"
@@ -355,49 +373,160 @@ class TaskPages(ComparisonContext):
 
 
 _TELEMETRY_COLUMNS = (*TELEMETRY_FIELDS, *_REPORTED_ONLY)
-_NA_NUM = fmt.num_cell(None, fmt.NA)  # cells are immutable: one object serves every undefined value
+_NOT_DERIVED_TEXTS = (fmt.NA,) * len(_REPORTED_ONLY)  # fmt.num_cell(None, fmt.NA): N/A, no sort key
+_NOT_DERIVED_SORTS = ("",) * len(_REPORTED_ONLY)
 _RAW_STDOUT = Cell("raw stdout")
 _REPORTED = Cell("reported by the harness")
 _SAFE_INT = 1 << 53  # ints below this format exactly as their float does
 _COUNT = "count"
 
 
-def _telemetry_cells(values: Mapping[str, Any] | None, fields: tuple[tuple[str, str, str], ...]) -> list[Cell]:
-    """One number cell per field of *values*: ``fmt.num_cell(value, shown)`` with the field kind's format.
+def _telemetry_numbers(
+    values: Mapping[str, Any] | None, fields: tuple[tuple[str, str, str], ...]
+) -> tuple[list[str], list[str]]:
+    """The display texts and sort keys of one number cell per field of *values*: what
+    ``fmt.num_cell(value, shown)`` holds with the field kind's format (``fmt.count`` for counts, else
+    ``fmt.by_kind``); an undefined value is ``N/A`` with an empty key.
 
-    The same cells the general formatters make (``fmt.count`` for counts, else ``fmt.by_kind``); an
-    undefined value is the shared N/A cell, and a plain int or finite float (every telemetry number)
-    is formatted here without the general checks.
+    A plain int or finite float (every telemetry number) is formatted here without the general checks,
+    and each distinct (kind, value) once per build: token counts and context windows repeat across runs.
     """
-    cells = []
-    for key, _label, kind in fields:
-        value = values.get(key) if values is not None else None
-        if isinstance(value, list):  # a list of tool calls counts as its length
-            value = len(value)
-        if value is None:
-            cells.append(_NA_NUM)
-            continue
+    keys, kinds = _field_specs(fields)
+    if values is None:
+        return [fmt.NA] * len(keys), [""] * len(keys)
+    texts: list[str] = []
+    sorts: list[str] = []
+    add_text, add_sort = texts.append, sorts.append
+    known = _NUMBERS
+    for kind, value in zip(kinds, map(values.get, keys), strict=True):
         vtype = type(value)
-        if vtype is int and -_SAFE_INT < value < _SAFE_INT:
-            shown = f"{value:,}" if kind == _COUNT else fmt.kind_format(kind).format(value)
-            cells.append(Cell(shown, str(value), None, "num"))
-        elif vtype is float and math.isfinite(value):
-            if kind == _COUNT:
-                shown = f"{value:,}" if float(value).is_integer() else f"{value:.2f}"
-            else:
-                shown = fmt.kind_format(kind).format(value)
-            cells.append(Cell(shown, repr(value), None, "num"))
+        if vtype is int:
+            # an int key (never a bool: its type is not int): no str key equals it
+            hit = known.get((kind, value))  # type: ignore[arg-type]
+            if hit is not None:
+                add_text(hit[0])
+                add_sort(hit[1])
+                continue
+        elif vtype is float:
+            sort = repr(value)  # the float's one shortest repr: it decides the shown text
+            hit = known.get((kind, sort))
+            if hit is not None:
+                add_text(hit[0])
+                add_sort(sort)
+                continue
+        elif value is None:
+            add_text(fmt.NA)
+            add_sort("")
+            continue
+        elif isinstance(value, list):  # a list of tool calls counts as its length
+            value = len(value)
+            vtype = int
+        shown, sort = _number(kind, value, vtype)
+        add_text(shown)
+        add_sort(sort)
+    return texts, sorts
+
+
+def _number(kind: str, value: Any, vtype: type) -> tuple[str, str]:
+    """One value's (shown, sort key), formatted; plain numbers are remembered in ``_NUMBERS``."""
+    if vtype is int and -_SAFE_INT < value < _SAFE_INT:
+        shown = f"{value:,}" if kind == _COUNT else fmt.kind_format(kind).format(value)
+        return _known((kind, value), shown, str(value))
+    if vtype is float and math.isfinite(value):
+        sort = repr(value)
+        if kind == _COUNT:
+            shown = f"{value:,}" if float(value).is_integer() else f"{value:.2f}"
         else:
-            shown = fmt.by_kind(value, kind) if kind != _COUNT else fmt.count(value)
-            cells.append(fmt.num_cell(value, shown))
-    return cells
+            shown = fmt.kind_format(kind).format(value)
+        return _known((kind, sort), shown, sort)
+    shown = fmt.by_kind(value, kind) if kind != _COUNT else fmt.count(value)
+    cell = fmt.num_cell(value, shown)
+    return cell.text, cell.sort or ""
+
+
+_SPECS: dict[tuple[tuple[str, str, str], ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def _field_specs(fields: tuple[tuple[str, str, str], ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The keys and kinds of *fields* (label dropped), once per fields tuple."""
+    spec = _SPECS.get(fields)
+    if spec is None:
+        spec = _SPECS[fields] = (tuple(key for key, _l, _k in fields), tuple(kind for _k, _l, kind in fields))
+    return spec
+
+
+# (kind, int value or float repr) -> (shown, sort key): each distinct telemetry number formatted once
+_NUMBERS: dict[tuple[str, int | str], tuple[str, str]] = {}
+
+
+def _known(key: tuple[str, int | str], shown: str, sort: str) -> tuple[str, str]:
+    if len(_NUMBERS) >= 1 << 16:
+        _NUMBERS.clear()
+    hit = _NUMBERS[key] = (shown, sort)
+    return hit
+
+
+_NO_PROVENANCE = Cell("—", None, None, "na")
+_SAME = Cell("same", "1", None, "same")
+_DIFFERS = Cell("differs", "0", None, "diff")
+_ONE_SIDED = Cell("N/A (one side has no record)", "", None, "na")
+_COMPONENTS: dict[tuple[str, str], Cell] = {}
+
+
+def _component_cell(label: str, key: str) -> Cell:
+    """``Cell(label, None, None, "", key)`` for a manifest component, one object per component."""
+    cell = _COMPONENTS.get((label, key))
+    if cell is None:
+        cell = _COMPONENTS[(label, key)] = Cell(label, None, None, "", key)
+    return cell
+
+
+_SHARED: dict[tuple[str, str | None, str], Cell] = {}
+
+
+def _shared_cell(text: str, sort: str | None = None, cls: str = "") -> Cell:
+    """``Cell(text, sort, None, cls)``, one object per distinct str triple (cells are immutable, and
+    the renderer writes a cell it has seen once from what it wrote)."""
+    if type(text) is not str or not (sort is None or type(sort) is str) or type(cls) is not str:
+        return Cell(text, sort, None, cls)
+    key = (text, sort, cls)
+    cell = _SHARED.get(key)
+    if cell is None:
+        if len(_SHARED) >= 1 << 10:  # few are kept: cells are objects the garbage collector walks
+            _SHARED.clear()
+        cell = _SHARED[key] = Cell(text, sort, None, cls)
+    return cell
+
+
+_SIDE_CELLS: dict[str, Cell] = {}
+_REP_CELLS: dict[int, Cell] = {}
+
+
+def _side_cell(side: Any) -> Cell:
+    """``Cell(side_label(side))``, one object per side (cells are immutable)."""
+    cell = _SIDE_CELLS.get(side) if type(side) is str else None
+    if cell is None:
+        cell = Cell(side_label(side))
+        if type(side) is str and len(_SIDE_CELLS) < 64:
+            _SIDE_CELLS[side] = cell
+    return cell
+
+
+def _rep_cell(rep: Any) -> Cell:
+    """``fmt.num_cell(rep)``, one object per int repetition."""
+    cell = _REP_CELLS.get(rep) if type(rep) is int else None
+    if cell is None:
+        cell = fmt.num_cell(rep)
+        if type(rep) is int and len(_REP_CELLS) < 4096:
+            _REP_CELLS[rep] = cell
+    return cell
 
 
 def _provenance_cell(provenance: Any) -> Cell:
     """The upstream identities of one run (source run, trial, failure mode, model), or a dash."""
-    if not isinstance(provenance, Mapping) or not provenance:
-        return Cell("—", None, None, "na")
+    if not provenance or not isinstance(provenance, Mapping):
+        return _NO_PROVENANCE
     parts = [f"{label}: {provenance[key]}" for key, label in _PROVENANCE if provenance.get(key)]
     if provenance.get("model"):
         parts.append(f"model: {provenance['model']}")
-    return Cell(" · ".join(parts), None, None, "mono")
+    return _shared_cell(" · ".join(parts), None, "mono")
