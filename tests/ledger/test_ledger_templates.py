@@ -267,33 +267,7 @@ def test_baseline_metrics_computed_in_a_child_give_the_same_summary() -> None:
     assert list(forked["arms"]) == list(here["arms"])
 
 
-def test_a_failing_child_is_computed_again_here() -> None:
-    import os
-    from functools import partial
-
-    from generator.pipelines.forked import in_child
-
-    parent = os.getpid()
-    calls: list[int] = []
-
-    def compute() -> int:
-        calls.append(os.getpid())
-        if os.getpid() != parent:
-            raise RuntimeError("only in the child")
-        return 7
-
-    assert partial(in_child, force=True)(compute)() == 7
-    assert calls == [parent]  # the child's attempt failed there; the parent computed it
-
-
-def test_an_error_in_the_aside_work_reaches_the_caller() -> None:
-    from generator.pipelines.forked import in_child
-
-    def compute() -> int:
-        raise ValueError("bad data")
-
-    with pytest.raises(ValueError, match="bad data"):
-        in_child(compute, force=True)()
+# the second-core helper itself (a failing child, an error reaching the caller): tests/test_forked.py
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
