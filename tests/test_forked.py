@@ -10,7 +10,7 @@ import pytest
 
 from generator.pipelines import build as build_module
 from generator.pipelines.build import build_site, load_config
-from generator.pipelines.forked import in_child, second_core, workers
+from generator.pipelines.forked import Helper, in_child, second_core, workers
 
 
 def test_the_value_comes_from_the_child() -> None:
@@ -86,3 +86,100 @@ def test_pool_sizes_obey_one_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     assert workers(1, 64) == 3 and second_core()
     monkeypatch.setenv("EVALSITE_WORKERS", "0")
     assert workers(10**6, 64) == 1 and not second_core()
+
+
+# --------------------------------------------------------------------------- Helper
+
+
+def _pid_and(data: int) -> tuple[int, int]:
+    return os.getpid(), data * 2
+
+
+def test_a_helper_prepares_and_computes_in_its_own_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    prepared: list[int] = []
+    helper = Helper.start(_pid_and, lambda: prepared.append(os.getpid()))
+    assert helper is not None
+    pid, value = helper.compute(21)
+    assert value == 42 and pid != os.getpid()
+    assert prepared == []  # prepare() ran in the helper, not here
+    assert helper.compute(5) == (os.getpid(), 10)  # asked again: computed here
+
+
+def test_a_process_forked_after_the_helper_does_not_hold_it_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pool worker or child forked later inherits the helper's pipe; the length-prefixed ask does
+    not wait for that copy to close (an end-of-file protocol would hang until it exits)."""
+    import signal
+    import time
+
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    helper = Helper.start(_pid_and, lambda: None)
+    assert helper is not None
+    holder = os.fork()
+    if holder == 0:  # holds every inherited descriptor, for longer than the test waits
+        time.sleep(60)
+        os._exit(0)
+    try:
+        started = time.monotonic()
+        assert helper.compute(4)[1] == 8
+        assert time.monotonic() - started < 30
+    finally:
+        os.kill(holder, signal.SIGKILL)
+        os.waitpid(holder, 0)
+
+
+def test_a_failing_helper_leaves_the_computation_to_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    parent = os.getpid()
+
+    def only_here(data: int) -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("fails in the helper")
+        return data + 1
+
+    helper = Helper.start(only_here, lambda: None)
+    assert helper is not None
+    assert helper.compute(1) == 2
+
+
+def test_an_unused_helper_is_ended_and_one_core_starts_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    helper = Helper.start(_pid_and, lambda: None)
+    assert helper is not None
+    pid = helper._pid
+    helper.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # already reaped
+    monkeypatch.setenv("EVALSITE_WORKERS", "1")
+    assert Helper.start(_pid_and, lambda: None) is None
+
+
+def test_compare_computes_its_statistics_in_a_helper_without_importing_scipy() -> None:
+    """``evalsite compare`` never imports scipy itself (its statistics come from the helper, which
+    imported it), and prints the same document as when everything runs in one process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import contextlib, io, sys\n"
+        "from generator.cli import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    rc = main(['compare', '--candidate', 'examples/experiments/native', '--candidate-treatment',\n"
+        "              'COMET_NATIVE_PHASE1', '--baseline', 'examples/experiments/beta',\n"
+        "              '--baseline-treatment', 'COMET_FULL_040_BETA', '--format', 'json'])\n"
+        "print(rc, 'scipy' in sys.modules, 'numpy' in sys.modules)\n"
+        "print(out.getvalue(), end='')\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    outputs = {}
+    for count in ("1", "2"):
+        env = dict(os.environ, EVALSITE_WORKERS=count)
+        done = subprocess.run(
+            [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, check=True
+        )
+        status, _, document = done.stdout.partition("\n")
+        outputs[count] = (status, document)
+    assert outputs["2"][0] == "0 False False"  # the helper computed them
+    assert outputs["1"][0] == "0 True True"  # one process: computed here
+    assert outputs["1"][1] == outputs["2"][1] and '"statistics"' in outputs["2"][1]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import sys
 from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -30,6 +31,7 @@ from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
 from generator.model.packed import ArtifactTable, LazySequence, PairedArtifacts
 from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport, Telemetry
+from generator.model.stats import ExperimentComparison
 from generator.pipelines import forked
 from generator.pipelines.progress import stage
 from generator.read.comet.experiment import (
@@ -249,12 +251,30 @@ def _read_batch(plan: ExperimentPlan, start: int, stop: int, rebase: bool) -> li
 
 
 def _import_statistics() -> None:
-    """Import the statistics (scipy: about a second) in this process while forked workers read.
+    import generator.analyze.stats.experiment  # noqa: F401  (numpy, scipy.stats: about 70 MB)
 
-    Nothing of it is needed before the runs are read, and the workers, forked before it, never
-    use it: they start smaller and the import costs no time of its own.
+
+StatisticsData = tuple[Mapping[str, list[bool]], Mapping[str, list[bool]], tuple[int, ...], int]
+
+
+def _paired_statistics(data: StatisticsData) -> ExperimentComparison:
+    """The paired statistics of both sides' outcomes per task (``stats.experiment.paired_comparison``)."""
+    from generator.analyze.stats.experiment import paired_comparison
+
+    candidate, baseline, ks, total = data
+    return paired_comparison(candidate, baseline, ks, total_tasks=total)
+
+
+def _statistics_helper() -> forked.Helper[StatisticsData, ExperimentComparison] | None:
+    """A helper process that imports the statistics (scipy) while the runs are read, then computes them.
+
+    Their data is a few booleans a run; their import is most of a second and about 70 MB that this
+    process then never holds (nor the workers and children it forks later).  When scipy is already
+    here (a test, a build that used it before), there is nothing to gain: no helper.
     """
-    import generator.analyze.stats.experiment  # noqa: F401
+    if "scipy" in sys.modules:
+        return None
+    return forked.Helper.start(_paired_statistics, _import_statistics)
 
 
 def _pool_reports(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
@@ -280,7 +300,6 @@ def _read_plans(plans: list[ExperimentPlan], rebase: bool, tick: Callable[[], No
             return
         with multiprocessing.get_context("fork").Pool(workers) as pool:
             results = pool.imap(_pool_reports, tasks)
-            _import_statistics()  # while the workers read (they were forked without scipy)
             for loaded, digests in results:
                 if digests:
                     merge_recorded(digests)
@@ -389,6 +408,19 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     _check_folder(inputs.tasks_dir, "tasks")
     _check_folder(inputs.eval_root, "eval root")
 
+    helper = _statistics_helper()
+    try:
+        return _compare(inputs, ks, helper)
+    finally:
+        if helper is not None:
+            helper.close()
+
+
+def _compare(
+    inputs: ComparisonInputs,
+    ks: tuple[int, ...],
+    helper: forked.Helper[StatisticsData, ExperimentComparison] | None,
+) -> ComparisonResult:
     manifests: dict[str, CaseManifest] = {}
 
     def manifest_for(task: str) -> CaseManifest:
@@ -438,9 +470,8 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
         for side in SIDES:
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
-    from generator.analyze.stats.experiment import paired_comparison  # scipy: see _import_statistics
-
-    statistics = paired_comparison(results["candidate"], results["baseline"], ks, total_tasks=len(alignment.tasks))
+    data: StatisticsData = (results["candidate"], results["baseline"], ks, len(alignment.tasks))
+    statistics = helper.compute(data) if helper is not None else _paired_statistics(data)
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs

@@ -1,21 +1,28 @@
 """One computation on the second core: a forked child computes it while this process goes on.
 
 For a stage that would leave a core idle (the ledger summary's baseline arm, a build's input
-digests while the comparison document is serialised).  The answer is always what ``compute()``
-returns here: without a second core, without ``fork``, or when the child fails, it runs in this
-process instead, so the result -- or the error -- is the same either way.
+digests while the comparison document is serialised): :func:`in_child`.  For a computation whose
+imports are heavy (scipy: about 70 MB and most of a second) and whose data is small: a
+:class:`Helper`, forked before the data exists, imports them while this process reads, and
+computes when asked -- so this process never holds scipy.  The answer is always what the
+function returns here: without a second core, without ``fork``, or when the child fails, it runs
+in this process instead, so the result -- or the error -- is the same either way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
+import struct
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
-__all__ = ["in_child", "second_core", "workers"]
+__all__ = ["Helper", "in_child", "second_core", "workers"]
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 
 def _forced() -> int | None:
@@ -92,3 +99,101 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
         return value
 
     return result
+
+
+_LENGTH = struct.Struct(">Q")
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
+
+
+class Helper(Generic[A, T]):
+    """A forked process that runs ``prepare()`` at once and later computes ``function(data)``, once.
+
+    Start it (:meth:`start`) before anything else is opened -- the child holds no lock and no file
+    of this process's work -- and while this process is still small: the helper's own memory is
+    what it had at the fork plus what ``prepare`` imports.  :meth:`compute` sends the data
+    (length-prefixed, so processes forked later that inherit the pipe do not matter) and returns
+    the helper's answer; if the helper failed, or when asked a second time, the same function runs
+    here (so the value, or the error, is the same either way).  :meth:`close` ends an unused
+    helper.  Without a second core or ``fork``, :meth:`start` returns None.
+    """
+
+    def __init__(self, function: Callable[[A], T], pid: int, asks: int, answers: int) -> None:
+        self._function, self._pid, self._asks, self._answers = function, pid, asks, answers
+        self._done = False
+
+    @classmethod
+    def start(cls, function: Callable[[A], T], prepare: Callable[[], object]) -> Helper[A, T] | None:
+        if not hasattr(os, "fork") or not second_core():
+            return None
+        asks_in, asks_out = os.pipe()
+        answers_in, answers_out = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for end in (asks_in, asks_out, answers_in, answers_out):
+                os.close(end)
+            return None
+        if pid == 0:  # the helper: prepare, wait for the data, answer, leave without cleanup
+            status = 1
+            try:
+                os.close(asks_out)
+                os.close(answers_in)
+                prepare()
+                head = _read_exactly(asks_in, _LENGTH.size)
+                if len(head) == _LENGTH.size:
+                    (size,) = _LENGTH.unpack(head)
+                    data = _read_exactly(asks_in, size)
+                    if len(data) == size:
+                        answer = pickle.dumps(function(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
+                        with os.fdopen(answers_out, "wb") as sink:
+                            sink.write(answer)
+                        status = 0
+            finally:
+                os._exit(status)
+        os.close(asks_in)
+        os.close(answers_out)
+        return cls(function, pid, asks_out, answers_in)
+
+    def compute(self, data: A) -> T:
+        """``function(data)``, computed by the helper (or here, if it failed or was used)."""
+        if self._done:
+            return self._function(data)
+        self._done = True
+        answer = b""
+        try:
+            payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(self._asks, "wb") as sink:
+                sink.write(_LENGTH.pack(len(payload)) + payload)
+            with os.fdopen(self._answers, "rb") as source:
+                answer = source.read()
+        except OSError:
+            answer = b""
+        finally:
+            _pid, status = os.waitpid(self._pid, 0)
+        if status != 0 or not answer:
+            return self._function(data)  # the helper failed: the same computation here says why
+        value: T = pickle.loads(answer)
+        return value
+
+    def close(self) -> None:
+        """End the helper if :meth:`compute` was never called (it is only waiting: it is killed)."""
+        if self._done:
+            return
+        self._done = True
+        for end in (self._asks, self._answers):
+            with contextlib.suppress(OSError):
+                os.close(end)
+        with contextlib.suppress(OSError):
+            os.kill(self._pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(self._pid, 0)

@@ -41,6 +41,7 @@ from generator.write.ledger.append import AppendResult, RepairReport
 if TYPE_CHECKING:
     from generator.analyze.ledger.verify import VerifyReport
     from generator.model.ledger_result import LedgerResult
+    from generator.pipelines.forked import Helper
 
 __all__ = [
     "append_receipt",
@@ -148,90 +149,19 @@ def check_ledger_stream(
 # --------------------------------------------------------------------------- the result
 
 
-class _BoundsHelper:
-    """A forked process that imports what the exact bounds need (numpy, ``scipy.special``: about a
-    third of a summary's time) while this process reads and counts the ledger, then computes them.
+def _import_bounds() -> None:
+    import generator.analyze.stats.binomial  # noqa: F401  (numpy, scipy.special)
 
-    :meth:`compute` is a ``bounds.Compute``: it sends the asks, and returns the values the helper
-    computed with ``binomial.ledger_bounds`` -- or, if the helper failed, computes them here with
-    the same function (so the values, or the error, are the same either way).  Without a second
-    core or ``fork``, :meth:`start` returns None.  Started before anything else is opened (the
-    child holds no lock and no ledger), and :meth:`close` ends it if the bounds are never asked for.
-    """
 
-    def __init__(self, pid: int, asks_out: int, values_in: int) -> None:
-        self._pid, self._asks_out, self._values_in = pid, asks_out, values_in
-        self._done = False
+def _bounds_helper() -> Helper[list[Any], list[Any]] | None:
+    """A helper process that imports what the exact bounds need (numpy, ``scipy.special``: about a
+    third of a summary's time) while this process reads and counts the ledger, then computes them
+    with ``bounds.compute_here`` (``binomial.ledger_bounds``).  Started before anything else is
+    opened (the child holds no lock and no ledger)."""
+    from generator.analyze.ledger.bounds import compute_here
+    from generator.pipelines.forked import Helper
 
-    @classmethod
-    def start(cls) -> _BoundsHelper | None:
-        import pickle
-
-        from generator.pipelines.forked import second_core
-
-        if not hasattr(os, "fork") or not second_core():
-            return None
-        asks_in, asks_out = os.pipe()
-        values_in, values_out = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for end in (asks_in, asks_out, values_in, values_out):
-                os.close(end)
-            return None
-        if pid == 0:  # the helper: import, wait for the asks, answer, leave without cleanup
-            status = 1
-            try:
-                os.close(asks_out)
-                os.close(values_in)
-                from generator.analyze.stats.binomial import ledger_bounds
-
-                with os.fdopen(asks_in, "rb") as source:
-                    data = source.read()
-                if data:
-                    answer = pickle.dumps(ledger_bounds(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
-                    with os.fdopen(values_out, "wb") as sink:
-                        sink.write(answer)
-                status = 0
-            finally:
-                os._exit(status)
-        os.close(asks_in)
-        os.close(values_out)
-        return cls(pid, asks_out, values_in)
-
-    def compute(self, asks: list[Any]) -> list[Any]:
-        import pickle
-
-        from generator.analyze.ledger.bounds import compute_here
-
-        if self._done:
-            return compute_here(asks)
-        self._done = True
-        data = b""
-        try:
-            with os.fdopen(self._asks_out, "wb") as sink:
-                sink.write(pickle.dumps(asks, protocol=pickle.HIGHEST_PROTOCOL))
-            with os.fdopen(self._values_in, "rb") as source:
-                data = source.read()
-        except OSError:
-            data = b""
-        finally:
-            _pid, status = os.waitpid(self._pid, 0)
-        if status != 0 or not data:
-            return compute_here(asks)  # the helper failed: the same computation here says why
-        values: list[Any] = pickle.loads(data)
-        return values
-
-    def close(self) -> None:
-        """End the helper if :meth:`compute` was never called (it sees end-of-file and leaves)."""
-        if self._done:
-            return
-        self._done = True
-        for end in (self._asks_out, self._values_in):
-            with contextlib.suppress(OSError):
-                os.close(end)
-        with contextlib.suppress(OSError):
-            os.waitpid(self._pid, 0)
+    return Helper.start(compute_here, _import_bounds)
 
 
 def summarize_ledger(
@@ -250,7 +180,7 @@ def summarize_ledger(
     is checked while it streams and only slim copies of its receipts are held.  ``facts=False``
     leaves out the page facts (and the power analysis they import), as the CLI does.
     ``parallel=True`` (the CLI) imports scipy in a helper process while the ledger is read (the
-    helper then computes the exact bounds: :class:`_BoundsHelper`) and computes the baseline arm's
+    helper then computes the exact bounds: :func:`_bounds_helper`) and computes the baseline arm's
     metrics in a forked child meanwhile; the result is the same.
     """
     # numpy/scipy load only when a bound is computed (scipy.stats only for the extended summary
@@ -259,7 +189,7 @@ def summarize_ledger(
     from generator.analyze.ledger.slim import Slimmer, SummaryRows
     from generator.analyze.ledger.summary import build_summary, summary_of_rows
 
-    helper = _BoundsHelper.start() if parallel else None
+    helper = _bounds_helper() if parallel else None
     try:
         campaign = load_campaign(campaign_path)
         # Without the extended analyses only the summary's rows of the receipts are kept.

@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import json
-import os
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -271,7 +270,7 @@ def test_bounds_fill_every_place_they_were_asked_for() -> None:
 
 def test_the_bounds_helper_answers_what_ledger_bounds_computes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = pipeline._BoundsHelper.start()
+    helper = pipeline._bounds_helper()
     assert helper is not None
     assert helper.compute(list(ASKS)) == ledger_bounds(ASKS)
     assert helper.compute(list(ASKS[:2])) == ledger_bounds(ASKS[:2])  # a second ask: computed here
@@ -279,25 +278,10 @@ def test_the_bounds_helper_answers_what_ledger_bounds_computes(monkeypatch: pyte
 
 def test_a_failing_helper_is_replaced_by_the_computation_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = pipeline._BoundsHelper.start()
+    helper = pipeline._bounds_helper()
     assert helper is not None
     with pytest.raises(ValueError, match="unknown bound"):  # the helper failed on it; so does this process
         helper.compute([("no such bound", 1)])
-
-
-def test_an_unused_helper_is_ended(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = pipeline._BoundsHelper.start()
-    assert helper is not None
-    pid = helper._pid
-    helper.close()
-    with pytest.raises(ChildProcessError):
-        os.waitpid(pid, os.WNOHANG)  # already reaped
-
-
-def test_one_worker_means_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EVALSITE_WORKERS", "1")
-    assert pipeline._BoundsHelper.start() is None
 
 
 def test_the_counting_imports_no_numpy() -> None:
