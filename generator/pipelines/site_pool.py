@@ -102,11 +102,19 @@ def write_page(
 _Result = tuple[int, dict[str, int], dict[str, str], dict[str, set[str]]]
 
 
-def _job(index: int) -> _Result:
+def _job(indices: range) -> list[_Result]:
+    """Bundles ``indices`` written by one worker, their files created while the next is rendered."""
     bundles, templates, parent = _JOBS[0]
-    writer = SiteWriter(parent.root, parent.redactor)
-    size = write_one(writer, _made(bundles[index]), templates)
-    return size, writer.written, writer.digests, writer.redacted
+    out: list[_Result] = []
+    writers: list[tuple[int, SiteWriter]] = []
+    files = SiteWriter(parent.root, parent.redactor)
+    with files.background():
+        for index in indices:
+            writer = files.sharing()  # one thread creates the files of every bundle
+            writers.append((write_one(writer, _made(bundles[index]), templates), writer))
+    for size, writer in writers:  # every file is written before the results are reported
+        out.append((size, writer.written, writer.digests, writer.redacted))
+    return out
 
 
 
@@ -142,22 +150,20 @@ def _write_all(
 ) -> None:
     global _JOBS
     if workers < 2:
-        for item in bundles:
-            bundle = _made(item)
-            on_page(bundle.page.meta.url, write_one(writer, bundle, templates))
-            tick()
+        with writer.background():  # files created while the next page is rendered
+            for item in bundles:
+                bundle = _made(item)
+                on_page(bundle.page.meta.url, write_one(writer, bundle, templates))
+                tick()
         return
     for item in bundles:
         for path in bundle_paths(item):
             writer.claim(path)
-    for item in bundles:  # make each folder once, here, before the workers race for them
-        folder = page_dir(_item_url(item))
-        if folder:
-            writer.root.joinpath(*folder.split("/")).mkdir(parents=True, exist_ok=True)
     _JOBS = [(bundles, templates, writer)]
+    chunks = [range(start, min(start + _CHUNK, len(bundles))) for start in range(0, len(bundles), _CHUNK)]
     try:
         with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.imap(_job, range(len(bundles)), chunksize=_CHUNK)
+            results = (result for chunk in pool.imap(_job, chunks) for result in chunk)
             for item, (size, written, digests, redacted) in zip(bundles, results, strict=True):
                 writer.merge(written, digests, redacted)
                 on_page(_item_url(item), size)
