@@ -11,8 +11,9 @@ then measures, as child processes in interleaved rounds (medians of three):
   the same with ``orjson.loads`` (the parser family evalsite uses);
 * ``evalsite compare --format json`` on the same folders.
 
-It prints each median, each child's peak RSS, and the ratios (target: at
-most 1.0x the stdlib floor).  The input size counts only the two input
+It prints each median, each child's peak RSS (its largest process) and the ratios (target: at
+most 1.0x the stdlib floor); and, from one more run, the peak of the PSS of all the product's
+processes together.  The input size counts only the two input
 folders.  Usage:
 
     python bench/bench_compare.py [--tasks 1000] [--reps 10] [--rounds 3] [--full]
@@ -33,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchlib import cached, interleaved, ratio_line, run_child, size_of  # noqa: E402
+from benchlib import cached, interleaved, ratio_line, run_child, size_of, tree_memory  # noqa: E402
 
 from generator.model.common import sha256_bytes as sha256_text  # noqa: E402
 from generator.read.comet.manifest import CORE_PARTS, SCHEMA_V2, canonical_hash  # noqa: E402
@@ -220,6 +221,7 @@ def main() -> int:
     args = parser.parse_args()
     sizes = [(args.tasks, args.reps)] + ([(5000, args.reps)] if args.full else [])
     peaks: dict[int, int] = {}
+    summed: dict[int, int] = {}
     for tasks, reps in sizes:
         root = synthetic_pair(tasks, reps, args.stdout_bytes)
         folders = [root / "candidate", root / "baseline"]
@@ -248,6 +250,13 @@ def main() -> int:
         print("  " + ratio_line("compare / orjson floor", product, fast, "same parser family"))
         print("  " + ratio_line("compare / read floor", product, read, "information"))
         print(f"  peak RSS per run: {product.peak_rss / runs / 1e3:.1f} KB")
+        together = tree_memory(compare_command(*folders), cwd=args.product_root)
+        if together is not None:
+            print(
+                f"  all its processes together (one more run, PSS summed, sampled every 0.1 s): "
+                f"peak {together[0] / 1e6:.0f} MB, up to {together[1]} processes (information)"
+            )
+            summed[tasks] = together[0]
         peaks[tasks] = product.peak_rss
     if len(peaks) > 1:
         small, large = sorted(peaks)
@@ -255,6 +264,11 @@ def main() -> int:
             f"peak RSS at {large:,} tasks / at {small:,} tasks: {peaks[large] / peaks[small]:.2f}x "
             f"(target <= 1.3x; {peaks[large] / 1e6:.0f} MB, target <= 300 MB)"
         )
+        if len(summed) > 1:
+            print(
+                f"all processes together at {large:,} tasks / at {small:,} tasks: "
+                f"{summed[large] / summed[small]:.2f}x ({summed[large] / 1e6:.0f} MB; information)"
+            )
     return 0
 
 

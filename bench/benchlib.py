@@ -140,6 +140,65 @@ def size_of(*folders: Path) -> int:
     return sum(path.stat().st_size for folder in folders for path in folder.rglob("*") if path.is_file())
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as handle:
+            return [int(item) for item in handle.read().split()]
+    except OSError:
+        return []
+
+
+def _pss_kb(pid: int) -> int:
+    """The proportional set size of one process (shared pages divided among their sharers), in KB."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as handle:
+            for line in handle:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def tree_memory(command: Sequence[str], *, cwd: Path = ROOT, every: float = 0.1) -> tuple[int, int] | None:
+    """One more (untimed) run of *command*: the peak over time of the summed PSS of it and all its
+    descendants (pool workers, helpers), and the most processes seen at once; None without /proc.
+
+    ``ru_maxrss`` (what :func:`run_child` reports) is the peak of the *largest single process*; a
+    product that moves work into helper processes lowers it without lowering what the machine
+    holds.  PSS counts a page shared by forked processes once in all, so the sum is what they hold
+    together.  Sampled every *every* seconds: a peak shorter than that may be missed.
+    """
+    if not Path("/proc/self/smaps_rollup").exists():
+        return None
+    import threading
+
+    proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=QUIET_ENV)
+    peak, most = 0, 0
+    done = threading.Event()
+
+    def watch() -> None:
+        nonlocal peak, most
+        while not done.is_set():
+            pids, stack = [], [proc.pid]
+            while stack:
+                pid = stack.pop()
+                pids.append(pid)
+                stack.extend(_children(pid))
+            peak = max(peak, sum(_pss_kb(pid) for pid in pids))
+            most = max(most, len(pids))
+            done.wait(every)
+
+    thread = threading.Thread(target=watch, daemon=True)
+    thread.start()
+    proc.wait()
+    done.set()
+    thread.join()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])} ... failed ({proc.returncode})")
+    return peak * 1024, most
+
+
 def ratio_line(what: str, product: Series, floor: Series, target: str) -> str:
     """The wall-time ratio (the target), and the CPU-time ratio, which load on the machine moves less."""
     return (
