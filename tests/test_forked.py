@@ -4,6 +4,7 @@ computation gives here, whichever process computed it."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -155,14 +156,17 @@ def test_an_unused_helper_is_ended_and_one_core_starts_none(monkeypatch: pytest.
 
 
 def test_compare_computes_its_statistics_in_a_helper_without_importing_scipy() -> None:
-    """``evalsite compare`` never imports scipy itself (its statistics come from the helper, which
-    imported it), and prints the same document as when everything runs in one process."""
+    """``evalsite compare`` of a pair its readers' pool reads (the minimum lowered here for the small
+    example) never imports scipy itself: its statistics come from the helper, which imported it.
+    It prints the same document as when everything runs in one process."""
     import subprocess
     import sys
 
     code = (
         "import contextlib, io, sys\n"
         "from generator.cli import main\n"
+        "from generator.pipelines import compare\n"
+        "compare.POOL_MIN_RUNS = 0\n"
         "out = io.StringIO()\n"
         "with contextlib.redirect_stdout(out):\n"
         "    rc = main(['compare', '--candidate', 'examples/experiments/native', '--candidate-treatment',\n"
@@ -183,3 +187,19 @@ def test_compare_computes_its_statistics_in_a_helper_without_importing_scipy() -
     assert outputs["2"][0] == "0 False False"  # the helper computed them
     assert outputs["1"][0] == "0 True True"  # one process: computed here
     assert outputs["1"][1] == outputs["2"][1] and '"statistics"' in outputs["2"][1]
+
+
+def test_a_small_comparison_starts_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below the pool's minimum the statistics are computed here: a helper would keep a comparison of
+    a few dozen runs waiting most of a second for scipy's import (a site of several such entries)."""
+    from generator.pipelines import compare
+
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    monkeypatch.delitem(sys.modules, "scipy", raising=False)  # as in a fresh CLI process
+    started: list[object] = []
+    monkeypatch.setattr(Helper, "start", classmethod(lambda cls, *args: started.append(args)))
+    statistics = compare._Statistics()
+    statistics.start(compare.POOL_MIN_RUNS - 1)
+    assert started == []
+    statistics.start(compare.POOL_MIN_RUNS)
+    assert len(started) == 1

@@ -265,16 +265,30 @@ def _paired_statistics(data: StatisticsData) -> ExperimentComparison:
     return paired_comparison(candidate, baseline, ks, total_tasks=total)
 
 
-def _statistics_helper() -> forked.Helper[StatisticsData, ExperimentComparison] | None:
-    """A helper process that imports the statistics (scipy) while the runs are read, then computes them.
+class _Statistics:
+    """Where the paired statistics are computed: in a helper process for a large Comet pair, else here.
 
-    Their data is a few booleans a run; their import is most of a second and about 70 MB that this
-    process then never holds (nor the workers and children it forks later).  When scipy is already
-    here (a test, a build that used it before), there is nothing to gain: no helper.
+    For a pair read by the pool (from :data:`POOL_MIN_RUNS` runs), :meth:`start` forks a helper
+    before the reading starts: it imports the statistics (numpy and scipy: most of a second and
+    about 70 MB) while the runs are read, then computes them from the outcomes (a few booleans a
+    run), so this process -- and the workers and children it forks later -- never holds scipy.
+    A small comparison computes them here (a helper would keep it waiting for scipy's import),
+    and so does any comparison once scipy is imported here.
     """
-    if "scipy" in sys.modules:
-        return None
-    return forked.Helper.start(_paired_statistics, _import_statistics)
+
+    def __init__(self) -> None:
+        self._helper: forked.Helper[StatisticsData, ExperimentComparison] | None = None
+
+    def start(self, runs: int) -> None:
+        if runs >= POOL_MIN_RUNS and _workers(runs) > 1 and "scipy" not in sys.modules and self._helper is None:
+            self._helper = forked.Helper.start(_paired_statistics, _import_statistics)
+
+    def compute(self, data: StatisticsData) -> ExperimentComparison:
+        return self._helper.compute(data) if self._helper is not None else _paired_statistics(data)
+
+    def close(self) -> None:
+        if self._helper is not None:
+            self._helper.close()
 
 
 def _pool_reports(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
@@ -315,7 +329,7 @@ def _comet_format(fmt: str, path: Path) -> bool:
 
 
 def _load_comet_pair(
-    inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest]
+    inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest], paired: _Statistics | None = None
 ) -> tuple[dict[Side, Experiment], dict[Side, ArtifactTable]] | None:
     """Both Comet sides, every run read with its raw stdout in one pass (None: not both Comet).
 
@@ -338,9 +352,11 @@ def _load_comet_pair(
             plans.append(open_experiment("baseline", inputs.baseline_dir, inputs.baseline_treatment))
         except EvalsiteError as error:
             deferred = error
+    total = sum(len(plan.names) for plan in plans)
+    if paired is not None:
+        paired.start(total)  # before this process grows: the helper starts with what it holds now
     # each matrix is read before the runs: its decoded file is freed before they are held
     matrices = {plan.side: load_matrix(plan.root) for plan in plans}
-    total = sum(len(plan.names) for plan in plans)
     loaded = _read_plans(plans, inputs.rebase_artifacts, stage("reading reports and raw stdout", total))
     try:
         experiments: dict[Side, Experiment] = {}
@@ -408,19 +424,14 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     _check_folder(inputs.tasks_dir, "tasks")
     _check_folder(inputs.eval_root, "eval root")
 
-    helper = _statistics_helper()
+    statistics = _Statistics()
     try:
-        return _compare(inputs, ks, helper)
+        return _compare(inputs, ks, statistics)
     finally:
-        if helper is not None:
-            helper.close()
+        statistics.close()
 
 
-def _compare(
-    inputs: ComparisonInputs,
-    ks: tuple[int, ...],
-    helper: forked.Helper[StatisticsData, ExperimentComparison] | None,
-) -> ComparisonResult:
+def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics) -> ComparisonResult:
     manifests: dict[str, CaseManifest] = {}
 
     def manifest_for(task: str) -> CaseManifest:
@@ -430,7 +441,7 @@ def _compare(
 
     formats: dict[Side, str] = {}
     experiments: dict[Side, Experiment] = {}
-    comet = _load_comet_pair(inputs, manifest_for)
+    comet = _load_comet_pair(inputs, manifest_for, paired)
     read_with: dict[Side, ArtifactTable] | None = None
     if comet is not None:
         experiments, read_with = comet
@@ -471,7 +482,7 @@ def _compare(
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
     data: StatisticsData = (results["candidate"], results["baseline"], ks, len(alignment.tasks))
-    statistics = helper.compute(data) if helper is not None else _paired_statistics(data)
+    statistics = paired.compute(data)
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs
