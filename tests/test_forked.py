@@ -189,17 +189,61 @@ def test_compare_computes_its_statistics_in_a_helper_without_importing_scipy() -
     assert outputs["1"][1] == outputs["2"][1] and '"statistics"' in outputs["2"][1]
 
 
-def test_a_small_comparison_starts_no_helper(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below the pool's minimum the statistics are computed here: a helper would keep a comparison of
-    a few dozen runs waiting most of a second for scipy's import (a site of several such entries)."""
+class _FakeHelper:
+    def __init__(self, ready: bool) -> None:
+        self._ready, self.asked, self.closed = ready, False, False
+
+    def ready(self) -> bool:
+        return self._ready
+
+    def compute(self, data: object) -> str:
+        self.asked = True
+        return "from the helper"
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_small_comparison_does_not_wait_for_the_helper(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A comparison too small for the readers' pool asks the helper only if its import is done; else
+    it ends the helper and computes here (waiting most of a second for scipy would cost more)."""
     from generator.pipelines import compare
 
     monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    monkeypatch.delitem(sys.modules, "scipy", raising=False)  # as in a fresh CLI process
-    started: list[object] = []
-    monkeypatch.setattr(Helper, "start", classmethod(lambda cls, *args: started.append(args)))
-    statistics = compare._Statistics()
-    statistics.start(compare.POOL_MIN_RUNS - 1)
-    assert started == []
-    statistics.start(compare.POOL_MIN_RUNS)
-    assert len(started) == 1
+    monkeypatch.setattr(compare, "_paired_statistics", lambda data: "computed here")
+    for ready, runs, expected in (
+        (False, compare.POOL_MIN_RUNS - 1, "computed here"),
+        (True, 10, "from the helper"),
+        (False, compare.POOL_MIN_RUNS, "from the helper"),  # the reading outlasts the import: wait
+    ):
+        fake = _FakeHelper(ready)
+        monkeypatch.setattr(Helper, "start", classmethod(lambda cls, *args, fake=fake: fake))
+        monkeypatch.delitem(sys.modules, "scipy", raising=False)  # as in a fresh CLI process
+        statistics = compare._Statistics()
+        assert statistics.compute(({}, {}, (1,), 0), runs) == expected  # type: ignore[arg-type]
+        assert fake.asked == (expected == "from the helper")
+        assert fake.closed == (expected == "computed here")
+
+
+def _slow_prepare() -> None:
+    import time
+
+    time.sleep(1.0)
+
+
+def test_ready_says_whether_prepare_is_done_without_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    helper = Helper.start(_pid_and, _slow_prepare)
+    assert helper is not None
+    started = time.monotonic()
+    assert not helper.ready()
+    assert time.monotonic() - started < 0.5
+    while not helper.ready():
+        assert time.monotonic() - started < 30
+        time.sleep(0.05)
+    assert helper.compute(3)[1] == 6
+    quick = Helper.start(_pid_and, lambda: None)
+    assert quick is not None
+    assert quick.compute(2)[1] == 4  # asked before ready() was: compute waits for prepare itself

@@ -266,29 +266,33 @@ def _paired_statistics(data: StatisticsData) -> ExperimentComparison:
 
 
 class _Statistics:
-    """Where the paired statistics are computed: in a helper process for a large Comet pair, else here.
+    """Where the paired statistics are computed: in a helper process when that saves time, else here.
 
-    For a pair read by the pool (from :data:`POOL_MIN_RUNS` runs), :meth:`start` forks a helper
-    before the reading starts: it imports the statistics (numpy and scipy: most of a second and
-    about 70 MB) while the runs are read, then computes them from the outcomes (a few booleans a
-    run), so this process -- and the workers and children it forks later -- never holds scipy.
-    A small comparison computes them here (a helper would keep it waiting for scipy's import),
-    and so does any comparison once scipy is imported here.
+    A helper is forked as the comparison starts (while this process is small): it imports the
+    statistics (numpy and scipy: most of a second and about 70 MB) while the runs are read, then
+    computes them from the outcomes (a few booleans a run), so this process -- and the workers and
+    children it forks later -- never holds scipy.  It is asked when its import is done, or for a
+    pair the readers' pool reads (from :data:`POOL_MIN_RUNS` runs: reading outlasts the import);
+    a small comparison that would have to wait for it ends it and computes them here.  Once scipy
+    is imported here (a test, an earlier entry of a build), no helper is started.
     """
 
     def __init__(self) -> None:
         self._helper: forked.Helper[StatisticsData, ExperimentComparison] | None = None
-
-    def start(self, runs: int) -> None:
-        if runs >= POOL_MIN_RUNS and _workers(runs) > 1 and "scipy" not in sys.modules and self._helper is None:
+        if "scipy" not in sys.modules:
             self._helper = forked.Helper.start(_paired_statistics, _import_statistics)
 
-    def compute(self, data: StatisticsData) -> ExperimentComparison:
-        return self._helper.compute(data) if self._helper is not None else _paired_statistics(data)
+    def compute(self, data: StatisticsData, runs: int) -> ExperimentComparison:
+        helper = self._helper
+        if helper is not None and (helper.ready() or (runs >= POOL_MIN_RUNS and _workers(runs) > 1)):
+            return helper.compute(data)
+        self.close()
+        return _paired_statistics(data)
 
     def close(self) -> None:
         if self._helper is not None:
             self._helper.close()
+            self._helper = None
 
 
 def _pool_reports(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
@@ -329,7 +333,7 @@ def _comet_format(fmt: str, path: Path) -> bool:
 
 
 def _load_comet_pair(
-    inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest], paired: _Statistics | None = None
+    inputs: ComparisonInputs, manifest_for: Callable[[str], CaseManifest]
 ) -> tuple[dict[Side, Experiment], dict[Side, ArtifactTable]] | None:
     """Both Comet sides, every run read with its raw stdout in one pass (None: not both Comet).
 
@@ -352,11 +356,9 @@ def _load_comet_pair(
             plans.append(open_experiment("baseline", inputs.baseline_dir, inputs.baseline_treatment))
         except EvalsiteError as error:
             deferred = error
-    total = sum(len(plan.names) for plan in plans)
-    if paired is not None:
-        paired.start(total)  # before this process grows: the helper starts with what it holds now
     # each matrix is read before the runs: its decoded file is freed before they are held
     matrices = {plan.side: load_matrix(plan.root) for plan in plans}
+    total = sum(len(plan.names) for plan in plans)
     loaded = _read_plans(plans, inputs.rebase_artifacts, stage("reading reports and raw stdout", total))
     try:
         experiments: dict[Side, Experiment] = {}
@@ -441,7 +443,7 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics)
 
     formats: dict[Side, str] = {}
     experiments: dict[Side, Experiment] = {}
-    comet = _load_comet_pair(inputs, manifest_for, paired)
+    comet = _load_comet_pair(inputs, manifest_for)
     read_with: dict[Side, ArtifactTable] | None = None
     if comet is not None:
         experiments, read_with = comet
@@ -482,7 +484,7 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics)
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
     data: StatisticsData = (results["candidate"], results["baseline"], ks, len(alignment.tasks))
-    statistics = paired.compute(data)
+    statistics = paired.compute(data, sum(len(experiment.records) for experiment in experiments.values()))
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs

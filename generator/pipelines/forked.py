@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import select
 import signal
 import struct
 from collections.abc import Callable
@@ -102,6 +103,7 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
 
 
 _LENGTH = struct.Struct(">Q")
+_READY = b"R"
 
 
 def _read_exactly(fd: int, size: int) -> bytes:
@@ -120,16 +122,18 @@ class Helper(Generic[A, T]):
 
     Start it (:meth:`start`) before anything else is opened -- the child holds no lock and no file
     of this process's work -- and while this process is still small: the helper's own memory is
-    what it had at the fork plus what ``prepare`` imports.  :meth:`compute` sends the data
-    (length-prefixed, so processes forked later that inherit the pipe do not matter) and returns
-    the helper's answer; if the helper failed, or when asked a second time, the same function runs
-    here (so the value, or the error, is the same either way).  :meth:`close` ends an unused
-    helper.  Without a second core or ``fork``, :meth:`start` returns None.
+    what it had at the fork plus what ``prepare`` imports.  :meth:`ready` says, without waiting,
+    whether ``prepare`` has finished.  :meth:`compute` sends the data (length-prefixed, so
+    processes forked later that inherit the pipe do not matter) and returns the helper's answer;
+    if the helper failed, or when asked a second time, the same function runs here (so the value,
+    or the error, is the same either way).  :meth:`close` ends an unused helper.  Without a second
+    core or ``fork``, :meth:`start` returns None.
     """
 
     def __init__(self, function: Callable[[A], T], pid: int, asks: int, answers: int) -> None:
         self._function, self._pid, self._asks, self._answers = function, pid, asks, answers
         self._done = False
+        self._ready: bool | None = None  # None: the helper's "prepared" byte is not read yet
 
     @classmethod
     def start(cls, function: Callable[[A], T], prepare: Callable[[], object]) -> Helper[A, T] | None:
@@ -149,6 +153,7 @@ class Helper(Generic[A, T]):
                 os.close(asks_out)
                 os.close(answers_in)
                 prepare()
+                os.write(answers_out, _READY)  # one byte, before any answer: prepare() is done
                 head = _read_exactly(asks_in, _LENGTH.size)
                 if len(head) == _LENGTH.size:
                     (size,) = _LENGTH.unpack(head)
@@ -164,13 +169,23 @@ class Helper(Generic[A, T]):
         os.close(answers_out)
         return cls(function, pid, asks_out, answers_in)
 
+    def ready(self) -> bool:
+        """Whether the helper has finished ``prepare()`` (never waits; False once it has failed)."""
+        if self._ready is None and not self._done:
+            readable, _w, _x = select.select([self._answers], [], [], 0)
+            if readable:
+                self._ready = os.read(self._answers, 1) == _READY
+        return bool(self._ready)
+
     def compute(self, data: A) -> T:
         """``function(data)``, computed by the helper (or here, if it failed or was used)."""
         if self._done:
             return self._function(data)
-        self._done = True
         answer = b""
         try:
+            if self._ready is None:
+                self._ready = os.read(self._answers, 1) == _READY  # waits for prepare()
+            self._done = True
             payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
             with os.fdopen(self._asks, "wb") as sink:
                 sink.write(_LENGTH.pack(len(payload)) + payload)
@@ -179,14 +194,15 @@ class Helper(Generic[A, T]):
         except OSError:
             answer = b""
         finally:
+            self._done = True
             _pid, status = os.waitpid(self._pid, 0)
-        if status != 0 or not answer:
+        if status != 0 or not answer or not self._ready:
             return self._function(data)  # the helper failed: the same computation here says why
         value: T = pickle.loads(answer)
         return value
 
     def close(self) -> None:
-        """End the helper if :meth:`compute` was never called (it is only waiting: it is killed)."""
+        """End the helper if :meth:`compute` was never called (preparing or waiting, it is killed)."""
         if self._done:
             return
         self._done = True

@@ -48,7 +48,7 @@ def hostile(tmp_path: Path) -> ComparisonInputs:
 
 
 def _two_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(compare, "_load_comet_pair", lambda inputs, manifest_for, paired=None: None)
+    monkeypatch.setattr(compare, "_load_comet_pair", lambda inputs, manifest_for: None)
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
