@@ -62,44 +62,22 @@ def second_core() -> bool:
 def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T]:
     """Start ``compute()`` in a forked child and return a function giving its result.
 
-    The child sends its (pickled) result back through a pipe and exits at once, without cleanup.
-    ``force`` skips the second-core check.  Only for a process with no other work in flight (no
-    pool, no thread): the child inherits everything and touches nothing but the pipe.  The result
-    function must be called once; it waits for the child.
+    A :class:`Helper` whose preparation is the computation itself: the child computes at once and
+    hands the (pickled) value back when the result function asks; if the child failed, the result
+    function computes it here.  ``force`` skips the second-core check.  Only for a process with no
+    other work in flight (no pool, no thread): the child inherits everything and touches nothing
+    but its pipes.  The result function must be called once; it waits for the child.
     """
-    if not hasattr(os, "fork") or not (force or second_core()):
-        value = compute()
-        return lambda: value
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        value = compute()
-        return lambda: value
-    if pid == 0:  # the child: compute, send, leave without cleanup
-        status = 1
-        try:
-            os.close(read_end)
-            data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
+    made: list[T] = []
 
-    def result() -> T:
-        with os.fdopen(read_end, "rb") as source:
-            data = source.read()
-        _pid, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
-            return compute()  # the child failed: the same computation here says why
-        value: T = pickle.loads(data)
-        return value
+    def value(_ask: None) -> T:
+        return made[0] if made else compute()  # in the child: what prepare() made; here: computed now
 
-    return result
+    helper = Helper.start(value, lambda: made.append(compute()), force=force)
+    if helper is None:
+        here = compute()
+        return lambda: here
+    return lambda: helper.compute(None)
 
 
 _LENGTH = struct.Struct(">Q")
@@ -136,8 +114,11 @@ class Helper(Generic[A, T]):
         self._ready: bool | None = None  # None: the helper's "prepared" byte is not read yet
 
     @classmethod
-    def start(cls, function: Callable[[A], T], prepare: Callable[[], object]) -> Helper[A, T] | None:
-        if not hasattr(os, "fork") or not second_core():
+    def start(
+        cls, function: Callable[[A], T], prepare: Callable[[], object], *, force: bool = False
+    ) -> Helper[A, T] | None:
+        """The helper, forked now (``force`` skips the second-core check); None if none can be."""
+        if not hasattr(os, "fork") or not (force or second_core()):
             return None
         asks_in, asks_out = os.pipe()
         answers_in, answers_out = os.pipe()
