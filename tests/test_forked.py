@@ -247,3 +247,16 @@ def test_ready_says_whether_prepare_is_done_without_waiting(monkeypatch: pytest.
     quick = Helper.start(_pid_and, lambda: None)
     assert quick is not None
     assert quick.compute(2)[1] == 4  # asked before ready() was: compute waits for prepare itself
+
+
+def test_data_that_cannot_be_sent_ends_the_helper_instead_of_hanging(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pickle
+
+    monkeypatch.setenv("EVALSITE_WORKERS", "2")
+    helper = Helper.start(_pid_and, lambda: None)
+    assert helper is not None
+    pid = helper._pid
+    with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+        helper.compute(lambda: None)  # type: ignore[arg-type]  # a lambda cannot be pickled
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped, not left waiting

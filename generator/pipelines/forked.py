@@ -162,20 +162,30 @@ class Helper(Generic[A, T]):
         """``function(data)``, computed by the helper (or here, if it failed or was used)."""
         if self._done:
             return self._function(data)
-        answer = b""
+        try:
+            payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        except BaseException:
+            self.close()  # never left waiting for an ask that cannot be sent
+            raise
+        self._done = True
+        answer, sent = b"", False
         try:
             if self._ready is None:
                 self._ready = os.read(self._answers, 1) == _READY  # waits for prepare()
-            self._done = True
-            payload = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(self._asks, "wb") as sink:
+            with os.fdopen(self._asks, "wb") as sink:  # closed on leaving: the ask is complete or cut
+                sent = True
                 sink.write(_LENGTH.pack(len(payload)) + payload)
             with os.fdopen(self._answers, "rb") as source:
                 answer = source.read()
-        except OSError:
+        except OSError:  # the helper is gone (a closed pipe): computed here below
             answer = b""
         finally:
-            self._done = True
+            if not sent:  # it may still wait for an ask: end it rather than wait for it
+                for end in (self._asks, self._answers):
+                    with contextlib.suppress(OSError):
+                        os.close(end)
+                with contextlib.suppress(OSError):
+                    os.kill(self._pid, signal.SIGKILL)
             _pid, status = os.waitpid(self._pid, 0)
         if status != 0 or not answer or not self._ready:
             return self._function(data)  # the helper failed: the same computation here says why
