@@ -260,3 +260,28 @@ def test_data_that_cannot_be_sent_ends_the_helper_instead_of_hanging(monkeypatch
         helper.compute(lambda: None)  # type: ignore[arg-type]  # a lambda cannot be pickled
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # ended and reaped, not left waiting
+
+
+def test_a_child_whose_result_is_never_asked_for_exits_on_its_own(tmp_path: Path) -> None:
+    """An error between starting the child and asking for its value must not leave a process waiting
+    (a leftover child holds every pipe it inherited: a browser driver's, a pool's)."""
+    import time
+
+    mark = tmp_path / "pid"
+
+    def compute() -> int:
+        mark.write_text(str(os.getpid()))
+        return 1
+
+    in_child(compute, force=True)  # the result function is dropped, never called
+    started = time.monotonic()
+    while not mark.exists() or not mark.read_text():
+        assert time.monotonic() - started < 30
+        time.sleep(0.02)
+    pid = int(mark.read_text())
+    while True:
+        done, _status = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            break  # it exited by itself
+        assert time.monotonic() - started < 30, "the child is still waiting"
+        time.sleep(0.02)

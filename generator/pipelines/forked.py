@@ -62,22 +62,46 @@ def second_core() -> bool:
 def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T]:
     """Start ``compute()`` in a forked child and return a function giving its result.
 
-    A :class:`Helper` whose preparation is the computation itself: the child computes at once and
-    hands the (pickled) value back when the result function asks; if the child failed, the result
-    function computes it here.  ``force`` skips the second-core check.  Only for a process with no
-    other work in flight (no pool, no thread): the child inherits everything and touches nothing
-    but its pipes.  The result function must be called once; it waits for the child.
+    The child sends its (pickled) result back through a pipe and exits at once, without cleanup.
+    ``force`` skips the second-core check.  Only for a process with no other work in flight (no
+    pool, no thread): the child inherits everything and touches nothing but the pipe.  The result
+    function must be called once; it waits for the child.  Not a :class:`Helper`: this child exits
+    once its value is written, so a result never asked for (an error in between) leaves no process
+    behind holding inherited pipes -- a helper waits for its ask until it is closed.
     """
-    made: list[T] = []
+    if not hasattr(os, "fork") or not (force or second_core()):
+        value = compute()
+        return lambda: value
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        value = compute()
+        return lambda: value
+    if pid == 0:  # the child: compute, send, leave without cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(data)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
 
-    def value(_ask: None) -> T:
-        return made[0] if made else compute()  # in the child: what prepare() made; here: computed now
+    def result() -> T:
+        with os.fdopen(read_end, "rb") as source:
+            data = source.read()
+        _pid, status = os.waitpid(pid, 0)
+        if status != 0 or not data:
+            return compute()  # the child failed: the same computation here says why
+        value: T = pickle.loads(data)
+        return value
 
-    helper = Helper.start(value, lambda: made.append(compute()), force=force)
-    if helper is None:
-        here = compute()
-        return lambda: here
-    return lambda: helper.compute(None)
+    return result
 
 
 _LENGTH = struct.Struct(">Q")
