@@ -262,9 +262,9 @@ def test_data_that_cannot_be_sent_ends_the_helper_instead_of_hanging(monkeypatch
         os.waitpid(pid, os.WNOHANG)  # ended and reaped, not left waiting
 
 
-def test_a_child_whose_result_is_never_asked_for_exits_on_its_own(tmp_path: Path) -> None:
-    """An error between starting the child and asking for its value must not leave a process waiting
-    (a leftover child holds every pipe it inherited: a browser driver's, a pool's)."""
+def test_a_child_whose_result_is_not_asked_for_yet_exits_on_its_own(tmp_path: Path) -> None:
+    """The child does not wait for its result to be asked for (a leftover child would hold every pipe
+    it inherited: a browser driver's, a pool's); its value waits in the pipe."""
     import time
 
     mark = tmp_path / "pid"
@@ -273,15 +273,40 @@ def test_a_child_whose_result_is_never_asked_for_exits_on_its_own(tmp_path: Path
         mark.write_text(str(os.getpid()))
         return 1
 
-    in_child(compute, force=True)  # the result function is dropped, never called
+    result = in_child(compute, force=True)
     started = time.monotonic()
     while not mark.exists() or not mark.read_text():
         assert time.monotonic() - started < 30
         time.sleep(0.02)
     pid = int(mark.read_text())
-    while True:
-        done, _status = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            break  # it exited by itself
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:  # not reaped here
         assert time.monotonic() - started < 30, "the child is still waiting"
         time.sleep(0.02)
+    assert result() == 1  # read and reaped by the result function
+
+
+def test_a_child_writing_a_large_unasked_value_is_ended_when_its_result_is_dropped(tmp_path: Path) -> None:
+    """A value larger than a pipe holds keeps the child writing until it is read; dropping the result
+    function (an error before it was called) ends and reaps that child instead of leaving it blocked."""
+    import gc
+    import time
+
+    mark = tmp_path / "pid"
+
+    def compute() -> bytes:
+        mark.write_text(str(os.getpid()))
+        return b"x" * (4 << 20)  # far more than a pipe buffers
+
+    result = in_child(compute, force=True)
+    started = time.monotonic()
+    while not mark.exists() or not mark.read_text():
+        assert time.monotonic() - started < 30
+        time.sleep(0.02)
+    pid = int(mark.read_text())
+    time.sleep(0.2)
+    assert os.waitpid(pid, os.WNOHANG) == (0, 0)  # still there, blocked on its write
+    del result
+    gc.collect()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # ended and reaped with the dropped result function
+    assert in_child(compute, force=True)() == b"x" * (4 << 20)  # asked for: the value, as before

@@ -17,6 +17,7 @@ import pickle
 import select
 import signal
 import struct
+import weakref
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -67,7 +68,8 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
     pool, no thread): the child inherits everything and touches nothing but the pipe.  The result
     function must be called once; it waits for the child.  Not a :class:`Helper`: this child exits
     once its value is written, so a result never asked for (an error in between) leaves no process
-    behind holding inherited pipes -- a helper waits for its ask until it is closed.
+    behind holding inherited pipes -- a helper waits for its ask until it is closed -- and a child
+    still writing a large value when its result function is dropped is ended then.
     """
     if not hasattr(os, "fork") or not (force or second_core()):
         value = compute()
@@ -93,6 +95,7 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
     os.close(write_end)
 
     def result() -> T:
+        dropped.detach()  # asked for: this function reads and reaps the child itself
         with os.fdopen(read_end, "rb") as source:
             data = source.read()
         _pid, status = os.waitpid(pid, 0)
@@ -101,7 +104,22 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
         value: T = pickle.loads(data)
         return value
 
+    # A value larger than the pipe holds keeps the child writing until it is read: if the result
+    # function is dropped unasked (an error in between), the child is ended and reaped with it.
+    # Its pid cannot have been reused before: an unreaped child keeps it.
+    dropped = weakref.finalize(result, _end_child, pid, read_end, os.getpid())
     return result
+
+
+def _end_child(pid: int, read_end: int, parent: int) -> None:
+    if os.getpid() != parent:  # a process forked since inherited the function: not its child
+        return
+    with contextlib.suppress(OSError):
+        os.close(read_end)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
 
 
 _LENGTH = struct.Struct(">Q")
