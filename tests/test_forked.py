@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -262,23 +263,31 @@ def test_data_that_cannot_be_sent_ends_the_helper_instead_of_hanging(monkeypatch
         os.waitpid(pid, os.WNOHANG)  # ended and reaped, not left waiting
 
 
-def test_a_child_whose_result_is_not_asked_for_yet_exits_on_its_own(tmp_path: Path) -> None:
-    """The child does not wait for its result to be asked for (a leftover child would hold every pipe
-    it inherited: a browser driver's, a pool's); its value waits in the pipe."""
+def _started_child(tmp_path: Path, value: object) -> tuple[Any, int]:
+    """``in_child`` of a computation returning *value*, and the child's pid once it has computed."""
     import time
 
     mark = tmp_path / "pid"
 
-    def compute() -> int:
+    def compute() -> object:
         mark.write_text(str(os.getpid()))
-        return 1
+        return value
 
     result = in_child(compute, force=True)
     started = time.monotonic()
     while not mark.exists() or not mark.read_text():
         assert time.monotonic() - started < 30
         time.sleep(0.02)
-    pid = int(mark.read_text())
+    return result, int(mark.read_text())
+
+
+def test_a_child_whose_result_is_not_asked_for_yet_exits_on_its_own(tmp_path: Path) -> None:
+    """The child does not wait for its result to be asked for (a leftover child would hold every pipe
+    it inherited: a browser driver's, a pool's); its value waits in the pipe."""
+    import time
+
+    result, pid = _started_child(tmp_path, 1)
+    started = time.monotonic()
     while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:  # not reaped here
         assert time.monotonic() - started < 30, "the child is still waiting"
         time.sleep(0.02)
@@ -291,22 +300,12 @@ def test_a_child_writing_a_large_unasked_value_is_ended_when_its_result_is_dropp
     import gc
     import time
 
-    mark = tmp_path / "pid"
-
-    def compute() -> bytes:
-        mark.write_text(str(os.getpid()))
-        return b"x" * (4 << 20)  # far more than a pipe buffers
-
-    result = in_child(compute, force=True)
-    started = time.monotonic()
-    while not mark.exists() or not mark.read_text():
-        assert time.monotonic() - started < 30
-        time.sleep(0.02)
-    pid = int(mark.read_text())
+    large = b"x" * (4 << 20)  # far more than a pipe buffers
+    result, pid = _started_child(tmp_path, large)
     time.sleep(0.2)
     assert os.waitpid(pid, os.WNOHANG) == (0, 0)  # still there, blocked on its write
     del result
     gc.collect()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # ended and reaped with the dropped result function
-    assert in_child(compute, force=True)() == b"x" * (4 << 20)  # asked for: the value, as before
+    assert in_child(lambda: large, force=True)() == large  # asked for: the value, as before

@@ -86,9 +86,7 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
         status = 1
         try:
             os.close(read_end)
-            data = pickle.dumps(compute(), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(data)
+            _send(write_end, compute())
             status = 0
         finally:
             os._exit(status)
@@ -96,10 +94,8 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
 
     def result() -> T:
         dropped.detach()  # asked for: this function reads and reaps the child itself
-        with os.fdopen(read_end, "rb") as source:
-            data = source.read()
-        _pid, status = os.waitpid(pid, 0)
-        if status != 0 or not data:
+        data = _received(read_end, pid)
+        if data is None:
             return compute()  # the child failed: the same computation here says why
         value: T = pickle.loads(data)
         return value
@@ -112,10 +108,30 @@ def in_child(compute: Callable[[], T], *, force: bool = False) -> Callable[[], T
 
 
 def _end_child(pid: int, read_end: int, parent: int) -> None:
-    if os.getpid() != parent:  # a process forked since inherited the function: not its child
-        return
-    with contextlib.suppress(OSError):
-        os.close(read_end)
+    if os.getpid() == parent:  # a process forked since inherited the function: not its child
+        _end(pid, read_end)
+
+
+def _send(fd: int, value: object) -> None:
+    """*value*, pickled, written to *fd* (which is closed after)."""
+    data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    with os.fdopen(fd, "wb") as sink:
+        sink.write(data)
+
+
+def _received(fd: int, pid: int) -> bytes | None:
+    """Everything child *pid* writes to *fd* until it exits, once it is reaped; None if it failed."""
+    with os.fdopen(fd, "rb") as source:
+        data = source.read()
+    _pid, status = os.waitpid(pid, 0)
+    return data if status == 0 and data else None
+
+
+def _end(pid: int, *fds: int) -> None:
+    """Close this side's *fds* of child *pid*, kill it (it only waits or computes) and reap it."""
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            os.close(fd)
     with contextlib.suppress(OSError):
         os.kill(pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
@@ -182,9 +198,7 @@ class Helper(Generic[A, T]):
                     (size,) = _LENGTH.unpack(head)
                     data = _read_exactly(asks_in, size)
                     if len(data) == size:
-                        answer = pickle.dumps(function(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
-                        with os.fdopen(answers_out, "wb") as sink:
-                            sink.write(answer)
+                        _send(answers_out, function(pickle.loads(data)))
                         status = 0
             finally:
                 os._exit(status)
@@ -210,39 +224,26 @@ class Helper(Generic[A, T]):
             self.close()  # never left waiting for an ask that cannot be sent
             raise
         self._done = True
-        answer, sent = b"", False
+        sent = False
         try:
             if self._ready is None:
                 self._ready = os.read(self._answers, 1) == _READY  # waits for prepare()
             with os.fdopen(self._asks, "wb") as sink:  # closed on leaving: the ask is complete or cut
                 sent = True
                 sink.write(_LENGTH.pack(len(payload)) + payload)
-            with os.fdopen(self._answers, "rb") as source:
-                answer = source.read()
         except OSError:  # the helper is gone (a closed pipe): computed here below
-            answer = b""
+            pass
         finally:
             if not sent:  # it may still wait for an ask: end it rather than wait for it
-                for end in (self._asks, self._answers):
-                    with contextlib.suppress(OSError):
-                        os.close(end)
-                with contextlib.suppress(OSError):
-                    os.kill(self._pid, signal.SIGKILL)
-            _pid, status = os.waitpid(self._pid, 0)
-        if status != 0 or not answer or not self._ready:
+                _end(self._pid, self._asks, self._answers)
+        answer = _received(self._answers, self._pid) if sent else None
+        if answer is None or not self._ready:
             return self._function(data)  # the helper failed: the same computation here says why
         value: T = pickle.loads(answer)
         return value
 
     def close(self) -> None:
         """End the helper if :meth:`compute` was never called (preparing or waiting, it is killed)."""
-        if self._done:
-            return
-        self._done = True
-        for end in (self._asks, self._answers):
-            with contextlib.suppress(OSError):
-                os.close(end)
-        with contextlib.suppress(OSError):
-            os.kill(self._pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.waitpid(self._pid, 0)
+        if not self._done:
+            self._done = True
+            _end(self._pid, self._asks, self._answers)
