@@ -31,6 +31,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchlib import remove, settle  # noqa: E402
 
 from generator.model.leaderboard import LeaderboardInputs, SystemSpec  # noqa: E402
 from generator.pipelines.build import BuildReport, build_site  # noqa: E402
@@ -96,6 +99,7 @@ def measure(systems: list[tuple[str, Path, str]], work: Path, name: str, rounds:
     core: list[tuple[float, float]] = []  # (wall, cpu) per round
     build: list[tuple[float, float]] = []
     report = None
+    settle(work)
     for attempt in range(rounds):  # interleaved: load on the machine hits both figures alike
         core.append(_timed(lambda: compute_leaderboard(inputs)))
         site = work / f"site-{attempt}"
@@ -129,8 +133,8 @@ def main() -> int:
     parser.add_argument("--realdata", action="store_true", help="also measure the nine Terminal-Bench systems")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (medians are printed)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        work = Path(folder)
+    work = Path(tempfile.mkdtemp(prefix="evalsite-bench-leaderboard-"))
+    try:
         systems = make_systems(work / "systems", args.systems, args.tasks, args.reps)
         measure(systems, work, f"look-alike {args.tasks} tasks x {args.reps} reps", args.rounds)
         if args.realdata:
@@ -141,6 +145,8 @@ def main() -> int:
                 real_work = work / "real"
                 real_work.mkdir()
                 measure(real, real_work, "Terminal-Bench 1.0 (realdata)", args.rounds)
+    finally:
+        remove(work)
     return 0
 
 

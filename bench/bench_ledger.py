@@ -43,7 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchlib import BYTECODE_NOTE, CACHE, cached, interleaved, ratio_line, run_child  # noqa: E402
+from benchlib import BYTECODE_NOTE, CACHE, cached, interleaved, ratio_line, remove, run_child  # noqa: E402
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from generator.pipelines.ledger import append_receipt  # noqa: E402
@@ -210,7 +210,7 @@ def main() -> int:
             print("reference tool not found; skipped the comparison")
     finally:
         if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+            remove(work)
     return 0
 
 

@@ -32,6 +32,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchlib import remove  # noqa: E402
+
 REALDATA = ROOT.parent / "shared" / "realdata"
 CHROMIUM = Path(os.environ.get("EVALSITE_CHROMIUM", "/usr/bin/chromium"))
 LAUNCH_ARGS = [
@@ -181,7 +185,7 @@ def main() -> int:
         print(f"ratio (chart page, every chart drawn / plain page): {chart / plain_median:.2f}x")
     finally:
         if not args.keep:
-            shutil.rmtree(folder, ignore_errors=True)
+            remove(folder)
     return 0
 
 

@@ -8,8 +8,10 @@ as child processes in interleaved rounds (medians of three, peak RSS of each chi
 
 * ``evalsite compare --format json`` on the pair;
 * ``evalsite build`` of a site holding only that comparison, with ``transcripts: false`` (the
-  1.2x target), into a folder that does not exist yet, as in CI; the same build again over the
-  site it wrote (whose files are checked and deleted after the swap); and with its run pages;
+  1.2x target), into a folder that does not exist yet, as in CI (a new folder each round: nothing
+  is deleted before a timed build, see ``benchlib.settle``); and with its run pages;
+* the same build again over the site it wrote (whose files are checked and deleted after the swap),
+  in rounds of its own after the others;
 * with ``--with-ledger``: ``evalsite ledger summarize --json`` and a site holding both.
 
 It prints the ratios, the site sizes and the bytes held in ``data.json`` files.  Usage:
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 from functools import partial
@@ -32,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_compare import BASELINE, CANDIDATE, compare_command, synthetic_pair  # noqa: E402
-from benchlib import Sample, cached, interleaved, ratio_line, run_child  # noqa: E402
+from benchlib import Sample, cached, interleaved, ratio_line, remove, run_child, settle  # noqa: E402
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign  # noqa: E402
 from tests.support.ledger_synth import arm, make_campaign, make_receipt, realistic_fields, unit  # noqa: E402
@@ -115,26 +116,24 @@ def main() -> int:
     try:
         py = [sys.executable, "-m", "generator"]
         sites: dict[str, Path] = {}
+        rounds: dict[str, int] = {}
 
-        def build(config: Path, name: str) -> list[str]:
-            sites[name] = work / name
-            return [*py, "build", "--config", str(config), "--out", str(sites[name])]
+        def fresh(config: Path, name: str) -> Sample:
+            """A build into a folder that does not exist yet, as in CI: a new one each round (nothing is
+            deleted before a timed build; see ``benchlib.settle``)."""
+            rounds[name] = rounds.get(name, 0) + 1
+            sites[name] = work / f"{name}-{rounds[name]}"
+            return run_child([*py, "build", "--config", str(config), "--out", str(sites[name])])
 
-        def fresh(command: list[str], out: Path) -> Sample:
-            """A build into a folder that does not exist yet (as in CI); the last one is removed untimed."""
-            shutil.rmtree(out, ignore_errors=True)
-            return run_child(command)
-
-        plain_build = build(_config(work, data, None, transcripts=False), "plain")
+        plain = _config(work, data, None, transcripts=False)
         jobs = {
             "compare --format json": partial(run_child, compare_command(data / "candidate", data / "baseline")),
-            "build, comparison only, transcripts: false": partial(fresh, plain_build, sites["plain"]),
-            # the same build over the site the previous one wrote: its files are checked and deleted
-            "  the same, over the previous site": partial(run_child, plain_build),
+            "build, comparison only, transcripts: false": partial(fresh, plain, "plain"),
         }
         if not args.no_run_pages:
-            runs_build = build(_config(work, data, None, transcripts=True), "runs")
-            jobs["build, comparison only, with run pages"] = partial(fresh, runs_build, sites["runs"])
+            jobs["build, comparison only, with run pages"] = partial(
+                fresh, _config(work, data, None, transcripts=True), "runs"
+            )
         if ledger is not None:
             summarize = [
                 *py,
@@ -147,10 +146,19 @@ def main() -> int:
                 "--json",
             ]
             jobs["ledger summarize --json"] = partial(run_child, summarize)
-            full_build = build(_config(work, data, ledger, transcripts=False), "full")
-            jobs["build, comparison + ledger, transcripts: false"] = partial(fresh, full_build, sites["full"])
+            jobs["build, comparison + ledger, transcripts: false"] = partial(
+                fresh, _config(work, data, ledger, transcripts=False), "full"
+            )
+        settle(work)
         jobs["compare --format json"]()  # warm the page cache for every figure
         series = interleaved(args.rounds, jobs)
+        # the same build over the site it wrote, whose files are checked and deleted after the swap: in
+        # rounds of its own, after the others, so that its deletions slow none of the fresh builds
+        over = work / "over"
+        again_build = [*py, "build", "--config", str(plain), "--out", str(over)]
+        run_child(again_build)  # the first site, untimed
+        again_name = "  the same, over the previous site"
+        series.update(interleaved(args.rounds, {again_name: partial(run_child, again_build)}))
         print(f"site at {args.tasks:,} tasks x {args.reps} reps, medians of {args.rounds} interleaved rounds:")
         for item in series.values():
             print("  " + item.line())
@@ -165,7 +173,7 @@ def main() -> int:
             f"  cpu beyond compare: {extra:.2f} s, {extra / pages * 1e3:.2f} ms a page over {pages:,} pages "
             f"(1.2x would allow about {0.2 * compare.cpu / pages * 1e3:.2f} ms a page; information)"
         )
-        again = series["  the same, over the previous site"]
+        again = series[again_name]
         print("  " + ratio_line("the same build over the previous site / compare", again, compare, "information"))
         if "build, comparison only, with run pages" in series:
             runs = series["build, comparison only, with run pages"]
@@ -188,7 +196,7 @@ def main() -> int:
                 f"largest page {largest.stat().st_size / 1e3:.0f} KB"
             )
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        remove(work)
     return 0
 
 
