@@ -111,5 +111,28 @@ def rel(from_url: str, to_url: str) -> str:
     if to_url.startswith("#"):
         return to_url
     target, _, fragment = to_url.partition("#")
-    link = posixpath.relpath(target, page_dir(from_url) or ".")
+    link = _relpath(target, page_dir(from_url))
     return f"{link}#{fragment}" if fragment else link
+
+
+def _relpath(target: str, start: str) -> str:
+    """``posixpath.relpath(target, start or ".")`` for the site's own URLs, by segment arithmetic.
+
+    ``posixpath.relpath`` makes both paths absolute first (a ``getcwd`` call each), which was a sixth
+    of a task page's model.  URLs the site makes hold no empty, ``.`` or ``..`` segment and do not start
+    with ``/``; anything else takes ``posixpath.relpath`` (``tests/site/test_urls.py`` checks both agree).
+    """
+    to_parts = target.split("/")
+    from_parts = start.split("/") if start else []
+    if not target or _ODD_SEGMENTS.intersection(to_parts) or _ODD_SEGMENTS.intersection(from_parts):
+        return posixpath.relpath(target, start or ".")
+    common = 0
+    for mine, theirs in zip(from_parts, to_parts, strict=False):
+        if mine != theirs:
+            break
+        common += 1
+    parts = [".."] * (len(from_parts) - common) + to_parts[common:]
+    return "/".join(parts) if parts else "."
+
+
+_ODD_SEGMENTS = frozenset(("", ".", ".."))
