@@ -94,14 +94,58 @@ def _model() -> st.SearchStrategy[str]:
 
 def _event() -> st.SearchStrategy[str]:
     message = st.tuples(st.sampled_from(['"a"', '"b"', '"c"', "3"]), _model(), _usage()).map(
-        lambda t: f'{{"id": {t[0]}, "model": {t[1]}, "usage": {t[2]}, '
-        f'"content": [{{"type": "tool_use"}}, {{"type": "text"}}]}}'
+        lambda t: (
+            f'{{"id": {t[0]}, "model": {t[1]}, "usage": {t[2]}, '
+            f'"content": [{{"type": "tool_use"}}, {{"type": "text"}}]}}'
+        )
     )
     model_usage = st.tuples(_model(), _usage()).map(lambda t: f"{{{t[0]}: {t[1]}}}" if t[0] != "7" else "{}")
     fields = st.tuples(_type_literal(), message, _usage(), _number(), model_usage, st.sampled_from(KEYS))
     return fields.map(
-        lambda f: f'{{"type": {f[0]}, "message": {f[1]}, "usage": {f[2]}, "{f[5]}": {f[3]}, '
-        f'"duration_ms": {f[3]}, "modelUsage": {f[4]}, "item": {{"type": "command_execution"}}}}'
+        lambda f: (
+            f'{{"type": {f[0]}, "message": {f[1]}, "usage": {f[2]}, "{f[5]}": {f[3]}, '
+            f'"duration_ms": {f[3]}, "modelUsage": {f[4]}, "item": {{"type": "command_execution"}}}}'
+        )
+    )
+
+
+def _assistant_event() -> st.SearchStrategy[str]:
+    """Assistant events of every shape: what msgspec decodes (``_AssistantEvent``) and what it refuses."""
+    block = st.sampled_from(
+        [
+            '{"type": "tool_use"}',
+            '{"type": "text", "text": "x"}',
+            '{"type": "tool_use", "type": "text"}',
+            '"tool_use"',
+            "7",
+            "null",
+            '{"type": "tool_use", "input": {"n": NaN}}',
+            '{"type": "\\u0074ool_use"}',
+            "[]",
+        ]
+    )
+    content = st.one_of(
+        st.lists(block, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.sampled_from(['"text"', "null", "{}", "3"]),
+    )
+    message = st.tuples(st.sampled_from(['"a"', '"b"', "3", "null"]), _model(), _usage(), content).map(
+        lambda t: f'{{"id": {t[0]}, "model": {t[1]}, "usage": {t[2]}, "content": {t[3]}}}'
+    )
+    shapes = st.one_of(message, st.sampled_from(["null", "[1]", '"m"', "{}"]))
+    kind = st.sampled_from(['"assistant"', '"\\u0061ssistant"', '"user"', '"result"'])
+    extra = st.sampled_from(
+        [
+            "",
+            ', "message": null',
+            ', "message": {"id": "z", "usage": {"input_tokens": 5}}',
+            ', "type": "result"',
+            ', "n": 1e400',
+            ', "s": "\\ud800"',
+            ', "t": "\\n\\u00e9"',
+        ]
+    )
+    return st.tuples(kind, shapes, extra).map(
+        lambda t: f'{{"type": {t[0]}, "role": "assistant", "message": {t[1]}{t[2]}}}'
     )
 
 
@@ -147,6 +191,36 @@ def test_the_unrolled_scan_is_the_plain_pre_filtered_loop(lines: list[str], sepa
     """``extract_telemetry`` writes the pre-filter, orjson and the assistant handler out inline."""
     text = separator.join(lines) + "\n"
     assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_prefiltered, text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.one_of(_assistant_event(), _event(), _junk()), max_size=8))
+def test_assistant_events_of_every_shape_match_the_stdlib_reading(lines: list[str]) -> None:
+    """msgspec decodes the assistant events it can (``_AssistantEvent``); every other shape goes the
+    general way, and the result is ``json.loads``'s either way."""
+    text = "\n".join(lines) + "\n"
+    assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_stdlib, text)
+
+
+def test_the_assistant_fast_path_reads_what_json_loads_reads() -> None:
+    from generator.read.comet.telemetry import _decode_assistant
+
+    line = (
+        '{"type": "assistant", "message": {"id": "m", "model": "mod\\u00e8le", "usage": {"input_tokens": 7, '
+        '"input_tokens": 9, "cache_read_input_tokens": 0.5}, "content": [{"type": "tool_use"}, '
+        '{"type": "text", "text": "a \\"quoted\\" word"}]}}'
+    )
+    event = _decode_assistant(line)  # msgspec decodes it: it is not sent the general way
+    assert event.message is not None and event.message.usage == json.loads(line)["message"]["usage"]
+    telemetry = extract_telemetry(line)
+    assert telemetry == extract_telemetry_stdlib(line)
+    assert (telemetry["tool_calls"], telemetry["peak_context_input_tokens"]) == (1, 9.5)
+    huge = line.replace("0.5", "18446744073709551616")  # exact in msgspec and json.loads, a float in orjson
+    assert _outcome(extract_telemetry, huge) == _outcome(extract_telemetry_stdlib, huge)
+    assert _outcome(extract_telemetry, huge) == (
+        "invalid",
+        "invalid telemetry: message.usage.cache_read_input_tokens is larger than 10^15",
+    )
 
 
 @settings(max_examples=300, deadline=None)

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
 import orjson
 
 from generator.model.common import is_json_number
@@ -323,13 +324,51 @@ def _scan(text: str, parse: Callable[[str], Any], *, prefilter: bool) -> dict[st
     return _finish(totals)
 
 
+class _Block(msgspec.Struct):
+    type: Any = None
+
+
+class _Message(msgspec.Struct):
+    id: Any = None
+    model: Any = None
+    usage: Any = None
+    content: list[_Block] | None = None
+
+
+class _AssistantEvent(msgspec.Struct):
+    """What :func:`_assistant_event` reads of an event, and nothing else.
+
+    msgspec decodes a line into it without making Python objects for the rest (an assistant event's
+    text and tool input are most of a stream), about twice as fast as orjson makes the whole event.
+    Where it decodes a line, the fields hold what ``json.loads`` gives them: exact integers of any
+    size, correctly rounded floats, the last of repeated keys, absent and ``null`` both None.  Every
+    line it refuses goes the general way (orjson, then the standard library) and so keeps its
+    verdict: a ``message`` that is not an object, ``content`` that is not a list of objects, NaN or
+    an infinity (the standard library reads them, and the run is rejected), a lone surrogate, or
+    broken JSON.  Lines longer than ``_SHORT`` (which might hold an integer too long for
+    ``json.loads``, rejecting the run, in a field msgspec skips) and lines that might nest deeper than
+    the standard library allows never get here.  ``tests/perf/test_fast_parsing.py`` holds the result
+    to ``json.loads``'s on generated streams.
+    """
+
+    type: Any = None
+    message: _Message | None = None
+
+
+_decode_assistant = msgspec.json.Decoder(_AssistantEvent).decode
+_NOT_DECODED = (msgspec.DecodeError, UnicodeEncodeError, RecursionError)  # ValidationError is a DecodeError
+
+
 def _scan_fast(text: str) -> dict[str, Any]:
     """``_scan(text, _fast_line, prefilter=True)``, unrolled for speed (the same result, the same first error).
 
     The same lines are parsed the same way (:func:`_cannot_count` and :func:`_fast_line` are
     written out inline; a text without a backslash has none in any line), and every event is
     handled in the same order with the same checks (:func:`_assistant_event` is written out
-    inline too, its tool-call count kept in a local and added at the end).
+    inline too, its tool-call count kept in a local and added at the end).  A short line that
+    names ``"assistant"`` is first decoded by msgspec into :class:`_AssistantEvent` and, when that
+    is an assistant event, handled from those fields alone (the same checks again, written out
+    over the struct); any other line, or one msgspec refuses, is read as before.
     """
     totals = _Totals()
     stripped = text.strip()
@@ -341,6 +380,8 @@ def _scan_fast(text: str) -> dict[str, Any]:
     contexts = totals.context
     context_keys = _CONTEXT_KEYS
     limit = MAX_TELEMETRY_VALUE
+    decode_assistant = _decode_assistant
+    not_decoded = _NOT_DECODED
     tool_calls = 0
     for line in stripped.split("\n"):
         if not line:
@@ -352,6 +393,48 @@ def _scan_fast(text: str) -> dict[str, Any]:
                     break
             else:
                 if not escapes or "\\" not in line:
+                    continue
+                spelled = ""
+            if spelled == '"assistant"' and (size <= 2 * _SHALLOW or line.count("{") + line.count("[") <= _SHALLOW):
+                # the fields of an assistant event alone (see _AssistantEvent); any other line, or one msgspec
+                # refuses, goes the way below
+                try:
+                    fast = decode_assistant(line)
+                except not_decoded:
+                    fast = None
+                if fast is not None and fast.type == "assistant":
+                    message_ = fast.message
+                    if message_ is None:
+                        continue
+                    message_id = message_.id
+                    usage = message_.usage
+                    if type(message_id) is str and type(usage) is dict:
+                        context: int | float = 0
+                        for key in context_keys:
+                            value: Any = usage.get(key)
+                            value_type = type(value)
+                            if value_type is int:
+                                if not -limit <= value <= limit:
+                                    _check(_CONTEXT_NAMES[key], value)
+                                context += value
+                            elif value_type is float:
+                                _check(_CONTEXT_NAMES[key], value)
+                                context += value
+                        if context > 0:
+                            seen = contexts.get(message_id)
+                            model = message_.model
+                            if type(model) is str and not model.isascii():
+                                _check_name(model)
+                            if seen is None:
+                                contexts[message_id] = [context, model]
+                            elif context > seen[0]:
+                                seen[0] = context
+                                seen[1] = model
+                    blocks = message_.content
+                    if blocks is not None:
+                        for block_ in blocks:
+                            if block_.type == "tool_use":
+                                tool_calls += 1
                     continue
         # _fast_line, inlined
         if size > 2 * _SHALLOW and line.count("{") + line.count("[") > _SHALLOW:
@@ -378,9 +461,9 @@ def _scan_fast(text: str) -> dict[str, Any]:
         message_id = message.get("id")
         usage = message.get("usage")
         if type(message_id) is str and type(usage) is dict:
-            context: int | float = 0
+            context = 0
             for key in context_keys:
-                value: Any = usage.get(key)
+                value = usage.get(key)
                 value_type = type(value)
                 if value_type is int:  # exact types: bool is not a count
                     if not -limit <= value <= limit:
