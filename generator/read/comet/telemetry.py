@@ -156,6 +156,31 @@ def _codex_turn(event: dict[str, Any], totals: _Totals) -> None:
     totals.add("duration_ms", event.get("duration_ms"))
 
 
+def _sample_context(contexts: dict[str, list[Any]], message_id: str, usage: dict[str, Any], model: Any) -> None:
+    """One assistant message's context sample: the input-side tokens of its *usage*, the largest kept
+    per message id with its *model* (streamed messages repeat their usage once per content block)."""
+    context: int | float = 0
+    for key in _CONTEXT_KEYS:
+        value: Any = usage.get(key)
+        kind = type(value)
+        if kind is int:  # exact types: bool is not a count
+            if not -MAX_TELEMETRY_VALUE <= value <= MAX_TELEMETRY_VALUE:
+                _check(_CONTEXT_NAMES[key], value)
+            context += value
+        elif kind is float:
+            _check(_CONTEXT_NAMES[key], value)
+            context += value
+    if context > 0:
+        seen = contexts.get(message_id)
+        if type(model) is str and not model.isascii():  # JSON strings are exact str
+            _check_name(model)
+        if seen is None:
+            contexts[message_id] = [context, model]
+        elif context > seen[0]:
+            seen[0] = context
+            seen[1] = model
+
+
 def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
     message = event.get("message")
     if type(message) is not dict:
@@ -163,27 +188,7 @@ def _assistant_event(event: dict[str, Any], totals: _Totals) -> None:
     message_id = message.get("id")
     usage = message.get("usage")
     if type(message_id) is str and type(usage) is dict:
-        context: int | float = 0
-        for key in _CONTEXT_KEYS:
-            value: Any = usage.get(key)
-            kind = type(value)
-            if kind is int:  # exact types: bool is not a count
-                if not -MAX_TELEMETRY_VALUE <= value <= MAX_TELEMETRY_VALUE:
-                    _check(_CONTEXT_NAMES[key], value)
-                context += value
-            elif kind is float:
-                _check(_CONTEXT_NAMES[key], value)
-                context += value
-        if context > 0:
-            seen = totals.context.get(message_id)
-            model = message.get("model")
-            if type(model) is str and not model.isascii():  # JSON strings are exact str
-                _check_name(model)
-            if seen is None:
-                totals.context[message_id] = [context, model]
-            elif context > seen[0]:
-                seen[0] = context
-                seen[1] = model
+        _sample_context(totals.context, message_id, usage, message.get("model"))
     content = message.get("content")
     if type(content) is list:
         for block in content:
@@ -365,7 +370,8 @@ def _scan_fast(text: str) -> dict[str, Any]:
     The same lines are parsed the same way (:func:`_cannot_count` and :func:`_fast_line` are
     written out inline; a text without a backslash has none in any line), and every event is
     handled in the same order with the same checks (:func:`_assistant_event` is written out
-    inline too, its tool-call count kept in a local and added at the end).  A short line that
+    inline too, its context sample taken by the same :func:`_sample_context` and its tool-call
+    count kept in a local and added at the end).  A short line that
     names ``"assistant"`` is first decoded by msgspec into :class:`_AssistantEvent` and, when that
     is an assistant event, handled from those fields alone (the same checks again, written out
     over the struct); any other line, or one msgspec refuses, is read as before.
@@ -378,8 +384,7 @@ def _scan_fast(text: str) -> dict[str, Any]:
     loads = orjson.loads
     decode_error = orjson.JSONDecodeError
     contexts = totals.context
-    context_keys = _CONTEXT_KEYS
-    limit = MAX_TELEMETRY_VALUE
+    sample_context = _sample_context
     decode_assistant = _decode_assistant
     not_decoded = _NOT_DECODED
     tool_calls = 0
@@ -409,27 +414,7 @@ def _scan_fast(text: str) -> dict[str, Any]:
                     message_id = message_.id
                     usage = message_.usage
                     if type(message_id) is str and type(usage) is dict:
-                        context: int | float = 0
-                        for key in context_keys:
-                            value: Any = usage.get(key)
-                            value_type = type(value)
-                            if value_type is int:
-                                if not -limit <= value <= limit:
-                                    _check(_CONTEXT_NAMES[key], value)
-                                context += value
-                            elif value_type is float:
-                                _check(_CONTEXT_NAMES[key], value)
-                                context += value
-                        if context > 0:
-                            seen = contexts.get(message_id)
-                            model = message_.model
-                            if type(model) is str and not model.isascii():
-                                _check_name(model)
-                            if seen is None:
-                                contexts[message_id] = [context, model]
-                            elif context > seen[0]:
-                                seen[0] = context
-                                seen[1] = model
+                        sample_context(contexts, message_id, usage, message_.model)
                     blocks = message_.content
                     if blocks is not None:
                         for block_ in blocks:
@@ -461,27 +446,7 @@ def _scan_fast(text: str) -> dict[str, Any]:
         message_id = message.get("id")
         usage = message.get("usage")
         if type(message_id) is str and type(usage) is dict:
-            context = 0
-            for key in context_keys:
-                value = usage.get(key)
-                value_type = type(value)
-                if value_type is int:  # exact types: bool is not a count
-                    if not -limit <= value <= limit:
-                        _check(_CONTEXT_NAMES[key], value)
-                    context += value
-                elif value_type is float:
-                    _check(_CONTEXT_NAMES[key], value)
-                    context += value
-            if context > 0:
-                seen = contexts.get(message_id)
-                model = message.get("model")
-                if type(model) is str and not model.isascii():
-                    _check_name(model)
-                if seen is None:
-                    contexts[message_id] = [context, model]
-                elif context > seen[0]:
-                    seen[0] = context
-                    seen[1] = model
+            sample_context(contexts, message_id, usage, message.get("model"))
         content = message.get("content")
         if type(content) is list:
             for block in content:
