@@ -154,19 +154,19 @@ def _journal_less_ext4(path: Path) -> bool:
     try:
         device = os.stat(path).st_dev
         with open("/proc/self/mountinfo") as handle:
-            for line in handle:
-                fields = line.split()
-                major, minor = (int(part) for part in fields[2].split(":"))
-                if os.makedev(major, minor) != device:
-                    continue
-                after = fields[fields.index("-") + 1 :]
-                if after[0] != "ext4":
-                    return False
-                name = Path(after[1]).name
-                return Path(f"/proc/fs/ext4/{name}").exists() and not any(Path("/proc/fs/jbd2").glob(f"{name}-*"))
-    except (OSError, ValueError, IndexError):
-        pass
-    return False
+            types = [
+                line.split(" - ", 1)[1].split()[0]
+                for line in handle
+                if os.makedev(*(int(part) for part in line.split()[2].split(":"))) == device
+            ]
+        if types[-1:] != ["ext4"]:
+            return False
+        # the kernel's name for the device (vda, dm-0), as /proc/fs/ext4 and /proc/fs/jbd2 use it
+        uevent = Path(f"/sys/dev/block/{os.major(device)}:{os.minor(device)}/uevent").read_text()
+        name = next(line.split("=", 1)[1] for line in uevent.splitlines() if line.startswith("DEVNAME="))
+        return Path(f"/proc/fs/ext4/{name}").exists() and not any(Path("/proc/fs/jbd2").glob(f"{name}-*"))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return False
 
 
 def remove(path: Path) -> None:
