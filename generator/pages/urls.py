@@ -118,9 +118,9 @@ def rel(from_url: str, to_url: str) -> str:
 def _relpath(target: str, start: str) -> str:
     """``posixpath.relpath(target, start or ".")`` for the site's own URLs, by segment arithmetic.
 
-    ``posixpath.relpath`` makes both paths absolute first (a ``getcwd`` call each), which was a sixth
-    of a task page's model.  URLs the site makes hold no empty, ``.`` or ``..`` segment and do not start
-    with ``/``; anything else takes ``posixpath.relpath`` (``tests/site/test_urls.py`` checks both agree).
+    ``posixpath.relpath`` makes both paths absolute first (a ``getcwd`` call each; 7 µs a link against
+    3 µs, five links a task page).  URLs the site makes hold no empty, ``.`` or ``..`` segment and do not
+    start with ``/``; anything else takes ``posixpath.relpath`` (``tests/site/test_urls.py`` checks both agree).
     """
     to_parts = target.split("/")
     from_parts = start.split("/") if start else []
