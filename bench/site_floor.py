@@ -27,24 +27,20 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from floors import files  # noqa: E402
 
 from generator.read.config import load_config  # noqa: E402
-from generator.write.site import MARKER, JsonText, staged_site  # noqa: E402
+from generator.write.site import JsonText, staged_site  # noqa: E402
 
 _TEXT = (".html", ".md", ".txt")
 
 
 def _files(site: Path) -> list[tuple[str, bytes]]:
-    """Every regular file of *site* but its manifest, as the build wrote them: in path order."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(site):
-        dirnames.sort()
-        for name in sorted(filenames):
-            path = Path(dirpath, name)
-            rel = path.relative_to(site).as_posix()
-            if rel != MARKER:
-                found.append((rel, path.read_bytes()))
-    return found
+    """Every file of *site* as the build wrote it, in path order; ``floors.files`` skips dot files,
+    so the manifest (``.evalsite-site``, which the writer makes again) is left out."""
+    return [(Path(path).relative_to(site).as_posix(), Path(path).read_bytes()) for path in files(str(site))]
 
 
 def main() -> int:
