@@ -54,6 +54,7 @@ from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
 from generator.model.redaction import RedactionRule, Redactor, check_rule
+from generator.read.safe_io import Refusal, read_named_file
 
 __all__ = [
     "ComparisonConfig",
@@ -369,7 +370,8 @@ def _history_path(value: Any, base: Path) -> Path | None:
     if value is None:
         return None
     text = _text(value, "history", max_len=4096)
-    path = (base / text).resolve() if not Path(text).is_absolute() else Path(text).resolve()
+    named = base / text if not Path(text).is_absolute() else Path(text)
+    path = named.parent.resolve() / named.name  # a link as the file itself is refused when the build opens it
     if not path.parent.is_dir():
         raise _fail("history", f"the folder of {text!r} does not exist")
     if path.is_dir():
@@ -439,14 +441,13 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
 def load_config(path: str | Path) -> SiteConfig:
     """Read and validate ``site-config.yaml``; raises :class:`EvalsiteError`."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise EvalsiteError(f"site config {path.name!r} not found") from None
-    except OSError as error:
-        raise EvalsiteError(f"site config {path.name!r} could not be read ({error.strerror})") from None
-    if len(raw) > MAX_CONFIG_BYTES:
-        raise EvalsiteError(f"site config {path.name!r} is larger than {MAX_CONFIG_BYTES:,} bytes")
+    raw = read_named_file(path, max_bytes=MAX_CONFIG_BYTES)
+    if isinstance(raw, Refusal):
+        if raw.reason == "missing":
+            raise EvalsiteError(f"site config {path.name!r} not found")
+        if raw.reason == "exceeds the size limit":
+            raise EvalsiteError(f"site config {path.name!r} is larger than {MAX_CONFIG_BYTES:,} bytes")
+        raise EvalsiteError(f"site config {path.name!r} could not be read (it {raw.reason})")
     try:
         data = yaml.load(raw.decode("utf-8"), Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
     except UnicodeDecodeError:

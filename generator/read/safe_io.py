@@ -313,6 +313,36 @@ def read_regular_file(path: Path, *, max_bytes: int) -> bytes | Refusal:
     return read_contained(os.path.join(parent, path.name), parent, max_bytes=max_bytes, root_is_resolved=True)
 
 
+def read_named_file(path: str | os.PathLike[str], *, max_bytes: int) -> bytes | Refusal:
+    """Read a file the user named on the command line or in the config (the site config, say).
+
+    The user chose the path, so a link they named is followed, once: the path is resolved, then the
+    file it names is read like any other (:func:`open_regular`: ``O_NOFOLLOW | O_NONBLOCK``, a FIFO,
+    device or folder refused at once, never blocking) and never past ``max_bytes``.
+    """
+    fd = open_regular(os.path.realpath(os.fspath(path)))
+    if isinstance(fd, Refusal):
+        return fd
+    try:
+        if os.fstat(fd).st_size > max_bytes:
+            return Refusal("exceeds the size limit")
+        chunks: list[bytes] = []
+        remaining = max_bytes + 1
+        while remaining > 0:
+            chunk = os.read(fd, min(_CHUNK, remaining))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            remaining -= len(chunk)
+    except OSError:
+        return Refusal("cannot be read")
+    finally:
+        os.close(fd)
+    if remaining == 0:
+        return Refusal("exceeds the size limit")
+    return b"".join(chunks)
+
+
 def is_real_directory(path: Path | str) -> bool:
     """True for a folder that is not a symbolic link."""
     try:

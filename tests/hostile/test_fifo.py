@@ -66,3 +66,18 @@ def test_input_digest_of_a_fifo_is_an_error_not_a_hang(tmp_path: Path) -> None:
         tmp_path,
     )
     assert result.stdout.strip() == "ledger file 'ledger.jsonl' cannot be hashed: it is not a regular file"
+
+
+def test_a_fifo_as_the_site_config_fails_at_once(tmp_path: Path) -> None:
+    """Issue 31, item 1: `evalsite build --config FIFO` blocked in the kernel waiting for a writer."""
+    os.mkfifo(tmp_path / "site.yaml")
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "generator", "build", "--config", "site.yaml"],
+            cwd=tmp_path, capture_output=True, text=True, timeout=TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail("hung on a FIFO config")
+    assert result.returncode == 2
+    assert result.stderr == "error: site config 'site.yaml' could not be read (it is not a regular file)\n"
+    assert not any(p.name != "site.yaml" for p in tmp_path.iterdir())  # nothing written
