@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import errno
 import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -188,36 +187,10 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     return 0
 
 
-def _silence_stdout() -> None:
-    """Point file descriptor 1 at /dev/null so no later flush (at exit) fails again."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-
-
 def _print(text: str | Iterable[str], *, results_already_written: bool = False) -> None:
-    """Write to standard output; a reader that stops reading (``| head``) is no failure.
+    from generator.pipelines.console import emit
 
-    When standard output cannot take the text (closed, a full disk, ``/dev/full``): if the
-    command's results are already safely written elsewhere (the site), say so on stderr and go on;
-    otherwise the output *is* the result, so fail with one ``error:`` line (exit 2).
-    """
-    try:
-        if sys.stdout is None:
-            raise OSError(errno.EBADF, "standard output is closed")
-        for piece in (text,) if isinstance(text, str) else text:  # pieces: written as they are made
-            sys.stdout.write(piece)
-        sys.stdout.flush()
-    except BrokenPipeError:  # e.g. `evalsite compare ... | head`
-        _silence_stdout()
-    except OSError as error:
-        _silence_stdout()
-        reason = error.strerror or type(error).__name__
-        if not results_already_written:
-            raise EvalsiteError(f"could not write to standard output ({reason})") from None
-        with contextlib.suppress(OSError, AttributeError):
-            print(f"warning: could not write to standard output ({reason}); the output was written", file=sys.stderr)
+    emit(text, results_already_written=results_already_written)
 
 
 def _add_ledger(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -298,6 +271,11 @@ def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--config", default="site-config.yaml", metavar="FILE")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the config's output)")
     p.add_argument("--history", metavar="PATH", help="build history file to append to (default: the config's history)")
+    p.add_argument("--history-key-env", metavar="NAME", help="environment variable holding the history's HMAC key")
+    p.add_argument("--history-anchor", metavar="FILE", help="a history-head.json the history must extend")
+    p.add_argument(
+        "--history-reset", action="store_true", help="accept a history that does not extend the replaced site's head"
+    )
     p.add_argument("--summary", metavar="FILE", help="write a Markdown summary (for $GITHUB_STEP_SUMMARY or a PR)")
     p.add_argument(
         "--fail-on",
@@ -315,13 +293,16 @@ def _add_history(sub: argparse._SubParsersAction[_Parser]) -> None:
     commands.required = True
     p = commands.add_parser("verify", help="check the hash chain; name the first edited or missing entry")
     p.add_argument("path", metavar="PATH")
+    p.add_argument("--key-env", metavar="NAME", help="environment variable holding the HMAC key: check every MAC")
+    p.add_argument("--site", metavar="DIR", help="a built site: the history must extend the head it recorded")
+    p.add_argument("--anchor", metavar="FILE", help="a history-head.json the history must extend")
     p.set_defaults(handler=_run_history_verify)
 
 
 def _run_history_verify(args: argparse.Namespace) -> int:
     from generator.pipelines.history import run_verify
 
-    return _quiet_pipe(lambda: run_verify(args.path))
+    return _quiet_pipe(lambda: run_verify(args.path, key_env=args.key_env, site=args.site, anchor=args.anchor))
 
 
 def _display(path: Path) -> str:
@@ -334,14 +315,20 @@ def _display(path: Path) -> str:
 def _run_build(args: argparse.Namespace) -> int:
     """``evalsite build [--config FILE] [--out DIR]``: build, then one line of warnings each and a summary."""
     from generator.pipelines.build import build_site, load_config, progress_wanted
+    from generator.pipelines.history import HistoryOptions
 
     config = load_config(args.config)
     if getattr(args, "history", None):
-        config = dataclasses.replace(config, history=Path(args.history).resolve())
+        config = dataclasses.replace(config, history=Path(os.path.abspath(args.history)))  # a link: refused later
     out = Path(args.out).resolve() if getattr(args, "out", None) else config.output
     summary = Path(args.summary) if getattr(args, "summary", None) else None
     fail_on = tuple(getattr(args, "fail_on", None) or ())
-    report = build_site(config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on)
+    anchor = getattr(args, "history_anchor", None)
+    key_env, reset = getattr(args, "history_key_env", None), bool(getattr(args, "history_reset", False))
+    options = HistoryOptions(key_env, Path(anchor) if anchor else None, reset)
+    report = build_site(
+        config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on, history_options=options
+    )
     for warning in report.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if report.redacted:

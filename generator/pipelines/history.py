@@ -4,15 +4,17 @@
 "Built from" digests) into a history entry body; ``record_build`` appends them
 (:func:`generator.write.history.append_history`) and returns the trends
 (:func:`generator.analyze.history.trends`); ``gate_reasons`` words the ``--fail-on`` reasons;
-``run_verify`` is ``evalsite history verify``.
+``run_verify`` is ``evalsite history verify``.  ``HistoryOptions`` carries the key's variable
+name, the anchor and ``--history-reset``; the outcome's ``head`` is what the site records
+(``history-head.json``) for the next build to extend.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
-import sys
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -20,15 +22,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from generator.model.errors import EvalsiteError
-from generator.model.history import HISTORY_SCHEMA, SummaryItem, Trend
+from generator.model.history import HISTORY_SCHEMA, HistoryHead, SummaryItem, Trend
 from generator.model.ledger import canonical_bytes
 from generator.model.redaction import Redactor
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
 from generator.pages.format import pp, pp_interval
 from generator.pages.models import InputDigest, SiteInfo
 from generator.pages.trends.page import build_trend_page, subject_url, trend_url
+from generator.pipelines.console import emit
 from generator.read.config import SiteConfig
-from generator.read.history import read_history, verify_history
+from generator.read.history import check_anchor, read_anchor, read_history, site_anchor, verify_history
 from generator.render.summary import render_summary
 from generator.render.trend import render_trend_page
 from generator.write.files import write_text_atomic
@@ -37,8 +40,10 @@ from generator.write.history import AppendedHistory, append_history
 
 __all__ = [
     "FAIL_ON",
+    "HistoryOptions",
     "comparison_body",
     "gate_reasons",
+    "history_key",
     "leaderboard_body",
     "record_build",
     "run_verify",
@@ -47,6 +52,41 @@ __all__ = [
 
 FAIL_ON = ("regression", "issues", "verdict-worse")
 _VERDICT_RANK = {BETTER: 2, "not distinguishable": 1, WORSE: 0}
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+
+
+@dataclass(frozen=True)
+class HistoryOptions:
+    """``evalsite build``'s history options (docs/history.md, "Threat model")."""
+
+    key_env: str | None = None  # --history-key-env: the environment variable holding the HMAC key
+    anchor: Path | None = None  # --history-anchor: a history-head.json the history must extend
+    reset: bool = False  # --history-reset: accept a history that does not extend the recorded head
+
+
+def history_key(env_name: str | None) -> bytes | None:
+    """The HMAC key from the environment variable *env_name* (never from a file, never shown)."""
+    if env_name is None:
+        return None
+    if not _ENV_NAME.fullmatch(env_name):
+        raise EvalsiteError(f"{env_name[:64]!r} is not an environment variable name (the history key's)")
+    value = os.environb.get(env_name.encode("ascii"), b"")
+    if not value.strip():
+        raise EvalsiteError(f"the history key's environment variable {env_name} is not set or is empty")
+    return value
+
+
+def _anchors(options: HistoryOptions, out_dir: Path | None) -> list[tuple[HistoryHead, str]]:
+    """The chain heads this build's history must extend: the replaced site's and ``--history-anchor``'s."""
+    if options.reset:
+        return []
+    anchors = []
+    recorded = site_anchor(out_dir) if out_dir is not None and out_dir.is_dir() else None
+    if recorded is not None:
+        anchors.append((recorded, "the site it replaces"))
+    if options.anchor is not None:
+        anchors.append((read_anchor(options.anchor), f"the anchor {options.anchor.name!r}"))
+    return anchors
 
 
 def source_revision(cwd: Path | None = None) -> str | None:
@@ -128,9 +168,15 @@ def leaderboard_body(
     return _body("leaderboard", subject, title, inputs, verdict=None, issues=issues, tiers=tiers, sides=sides)
 
 
-def record_build(path: Path, bodies: Sequence[Mapping[str, Any]]) -> tuple[AppendedHistory, tuple[Trend, ...]]:
+def record_build(
+    path: Path,
+    bodies: Sequence[Mapping[str, Any]],
+    *,
+    key: bytes | None = None,
+    anchors: Sequence[tuple[HistoryHead, str]] = (),
+) -> tuple[AppendedHistory, tuple[Trend, ...]]:
     """Append this build's entries and compute every subject's trend from the whole history."""
-    appended = append_history(path, bodies)
+    appended = append_history(path, bodies, key=key, anchors=anchors)
     from generator.analyze.history import trends  # scipy: imported only when a history is kept
 
     return appended, trends(appended.history.entries)
@@ -175,16 +221,37 @@ def gate_reasons(
     return reasons
 
 
-def run_verify(path: str) -> int:
-    """``evalsite history verify PATH``: 0 and a count when the chain verifies; exit 2 naming the first bad entry."""
+def run_verify(path: str, *, key_env: str | None = None, site: str | None = None, anchor: str | None = None) -> int:
+    """``evalsite history verify PATH [--key-env NAME] [--site DIR] [--anchor FILE]``: 0 and a count
+    when the chain (and the MACs, and the anchor) verify; exit 2 naming the first problem."""
+    key = history_key(key_env)
+    anchors: list[tuple[HistoryHead, str]] = []
+    if site is not None:
+        recorded = site_anchor(Path(site)) if Path(site).is_dir() else None
+        if recorded is None:
+            raise EvalsiteError(f"the site {Path(site).name!r} records no history head (no history-head.json)")
+        anchors.append((recorded, f"the site {Path(site).name!r}"))
+    if anchor is not None:
+        anchors.append((read_anchor(anchor), f"the anchor {Path(anchor).name!r}"))
     if not os.path.lexists(path):
         raise EvalsiteError(f"history file {Path(path).name!r} not found")
-    read = read_history(path)
-    problem = verify_history(read)
+    read = read_history(path, key)
+    problem = verify_history(read, require_mac=key is not None)
+    for recorded, where in anchors:
+        problem = problem or check_anchor(read, recorded, where)
     if problem is not None:
         raise EvalsiteError(problem)
     subjects = len({(e.kind, e.subject) for e in read.entries})
-    sys.stdout.write(f"history verified: {len(read.entries)} entries, {subjects} subject(s), chain intact\n")
+    line = f"history verified: {len(read.entries)} entries, {subjects} subject(s), chain intact"
+    unkeyed = len(read.entries) - read.macs
+    if key is not None and read.entries:
+        line += f"; {read.macs} MAC(s) verified with the key"
+        line += f" (the first {unkeyed} entries carry none; the MACs after them vouch for them)" if unkeyed else ""
+    elif read.macs:
+        line += f"; {read.macs} entries carry a MAC that was not checked (pass --key-env NAME to check them)"
+    for recorded, where in anchors:
+        line += f"; extends the head {where} recorded ({recorded.entries} entries)"
+    emit(line + "\n")
     return 0
 
 
@@ -258,6 +325,7 @@ class HistoryOutcome:
     links: dict[tuple[str, str], str] = field(default_factory=dict)  # (kind, subject) -> trend page URL
     appended: int = 0
     reasons: list[str] = field(default_factory=list)
+    head: HistoryHead | None = None  # the history's chain head after this build (history-head.json)
 
 
 def _trend_data(trend: Trend) -> dict[str, Any]:
@@ -271,12 +339,24 @@ def run_history(
     site: SiteInfo,
     templates: Path,
     redactor: Redactor | None = None,
+    options: HistoryOptions | None = None,
+    out_dir: Path | None = None,
 ) -> HistoryOutcome:
-    """Append this build's entries (when a history is configured), build the trend pages, word the gate."""
+    """Append this build's entries (when a history is configured), build the trend pages, word the gate.
+
+    The entries are redacted as the site is (a secret in a task name never reaches the history);
+    the history must extend the chain head the site in *out_dir* recorded (and ``--history-anchor``'s)
+    unless ``--history-reset``; with ``--history-key-env`` the entries carry MACs.
+    """
     outcome = HistoryOutcome()
     if history is not None:
-        appended, outcome.trends = record_build(history, [r.body for r in records if r.body is not None])
+        options = options or HistoryOptions()
+        redact = (redactor or Redactor()).value
+        bodies = [redact(dict(r.body)) for r in records if r.body is not None]
+        key, anchors = history_key(options.key_env), _anchors(options, out_dir)
+        appended, outcome.trends = record_build(history, bodies, key=key, anchors=anchors)
         outcome.appended = len(appended.appended)
+        outcome.head = appended.history.head
         current = {(r.kind, r.subject) for r in records}
         for trend in outcome.trends:
             if (trend.kind, trend.subject) not in current:

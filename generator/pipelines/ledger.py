@@ -10,11 +10,10 @@ an :class:`EvalsiteError` (one ``error: ...`` line, exit status 2).  See ``docs/
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 import sys
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 # Only what ``append`` needs is imported here; the whole-ledger checks, the summary, the report and
 # the output writers load in the functions that use them, so a small CLI call stays cheap.
@@ -22,6 +21,7 @@ from generator.analyze.ledger.campaign import parse_campaign
 from generator.analyze.ledger.receipt import check_receipt
 from generator.model.errors import EvalsiteError
 from generator.model.ledger import Campaign, LedgerDataError, LedgerEntry, canonical_text
+from generator.pipelines.console import emit
 from generator.read.ledger.files import gc_paused, size_text
 from generator.read.ledger.reader import (
     CAMPAIGN_SIZE_CAP,
@@ -340,11 +340,6 @@ def write_summary_json(path: PathLike, value: Any) -> None:
 # --------------------------------------------------------------------------- the commands
 
 
-def _emit(stream: TextIO, text: str) -> None:
-    stream.write(text + "\n")
-    stream.flush()
-
-
 def _read_receipt(source: str) -> Any:
     if source != "-":
         return load_json_document(source, "receipt", cap=RECEIPT_SIZE_CAP)
@@ -365,26 +360,6 @@ def _same_file(first: PathLike, second: PathLike) -> bool:
     return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
 
 
-def _silence_stdout() -> None:
-    """After a failed write to the real stdout, point descriptor 1 at /dev/null.
-
-    Python flushes stdout again at exit; without this the still-buffered text would fail there
-    too and turn the exit status into 120.
-    """
-    try:
-        if sys.stdout is None or sys.stdout.fileno() != 1:
-            return
-        null = os.open(os.devnull, os.O_WRONLY)
-    except (OSError, ValueError):
-        return
-    try:
-        os.dup2(null, 1)
-    except OSError:
-        pass
-    finally:
-        os.close(null)
-
-
 def run_append(campaign_path: str, ledger_path: str, receipt_source: str) -> int:
     """``evalsite ledger append``: print the canonical ``{appended, count, receiptId}``.
 
@@ -397,18 +372,12 @@ def run_append(campaign_path: str, ledger_path: str, receipt_source: str) -> int
     campaign = load_campaign(campaign_path)
     receipt = _read_receipt(receipt_source)
     result = append_receipt(ledger_path, campaign, receipt)
-    try:
-        _emit(sys.stdout, canonical_text(result.as_dict()))
-    except (OSError, ValueError, AttributeError) as exc:
-        _silence_stdout()
-        done = "appended" if result.appended else "already in the ledger"
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc.__class__.__name__
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            print(
-                f"warning: receipt {result.receipt_id} {done} (count {result.count}), "
-                f"but the result could not be printed ({reason})",
-                file=sys.stderr,
-            )
+    done = "appended" if result.appended else "already in the ledger"
+    emit(
+        canonical_text(result.as_dict()) + "\n",
+        results_already_written=True,
+        warning=f"receipt {result.receipt_id} {done} (count {result.count}), but the result could not be printed",
+    )
     return 0
 
 
@@ -452,10 +421,10 @@ def run_summarize(
     if extended:
         write_summary_json(extended, result.extended)
     if as_json or not out:
-        _emit(sys.stdout, text)
+        emit(text + "\n", results_already_written=bool(out or extended))
     else:
         rows = len(summary["candidates"])
-        _emit(sys.stdout, f"wrote {out} ({summary['receiptCount']} receipts; {rows} candidate rows)")
+        emit(f"wrote {out} ({summary['receiptCount']} receipts; {rows} candidate rows)\n", results_already_written=True)
     return 0
 
 
@@ -465,7 +434,7 @@ def run_verify(campaign_path: str, ledger_path: str) -> int:
 
     with Progress(progress_wanted()), gc_paused():  # as in run_summarize
         report = verify_ledger(campaign_path, ledger_path)
-    _emit(sys.stdout, "\n".join(report.lines))
+    emit("\n".join(report.lines) + "\n")
     if not report.sound:
         raise EvalsiteError(f"ledger is not sound ({report.problem_count} problem(s); see the report above)")
     return 0
@@ -483,7 +452,7 @@ def run_repair(ledger_path: str, *, dry_run: bool) -> int:
     """``evalsite ledger repair``: what was (or would be) changed."""
     report = repair_ledger(ledger_path, dry_run=dry_run)
     if not report.changed:
-        _emit(sys.stdout, "nothing to repair: every line ends with a newline and parses")
+        emit("nothing to repair: every line ends with a newline and parses\n")
         return 0
     verb = "would" if report.dry_run else "did"
     lines = [f"line {action.line}: {action.detail}" for action in report.actions]
@@ -491,5 +460,5 @@ def run_repair(ledger_path: str, *, dry_run: bool) -> int:
     if report.backup:
         lines.append(f"backup of the original ledger: {_shown_backup(ledger_path, report.backup)}")
     lines.append(f"repair {verb} change the ledger; run 'evalsite ledger verify' next")
-    _emit(sys.stdout, "\n".join(lines))
+    emit("\n".join(lines) + "\n", results_already_written=not report.dry_run)
     return 0

@@ -110,3 +110,27 @@ def test_build_with_a_full_stdout_keeps_the_site_and_warns(tmp_path: Path) -> No
     assert result.returncode == 0
     assert result.stderr.startswith("warning: could not write to standard output")
     assert (tmp_path / "o" / "index.html").is_file()
+
+
+_LEDGER = ["--campaign", "ledger/campaign.json", "--ledger", "ledger/receipts.jsonl"]
+_EVERY_PRINTING_COMMAND = {
+    "ledger summarize": ["ledger", "summarize", *_LEDGER],
+    "ledger verify": ["ledger", "verify", *_LEDGER],
+    "history verify": ["history", "verify", "history/history.jsonl"],
+    "leaderboard": [
+        "leaderboard", "--system", "a=leaderboard/agent-a:LB_AGENT_A", "--system", "b=leaderboard/agent-b:LB_AGENT_B"
+    ],  # fmt: skip
+    "compare": _compare(EXAMPLES / "experiments"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_EVERY_PRINTING_COMMAND))
+def test_every_command_words_a_full_stdout_like_the_others(name: str) -> None:
+    """Issue 31, item 4: `ledger verify` and others said "unexpected OSError: [Errno 28]" on /dev/full."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    command = [sys.executable, "-m", "generator", *_EVERY_PRINTING_COMMAND[name]]
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=EXAMPLES, timeout=120)
+    assert result.returncode == 2
+    assert result.stderr == "error: could not write to standard output (No space left on device)\n"
