@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
-import fcntl
 import hashlib
 import json
 import os
@@ -39,6 +38,13 @@ from typing import TYPE_CHECKING
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
 from generator.model.redaction import Redactor, count_markers
+from generator.write.building import (
+    LEGACY_BUILD_LOCK,
+    clean_stale_builds,
+    end_build,
+    remove_tree_same_device,
+    start_build,
+)
 
 if TYPE_CHECKING:
     import queue
@@ -48,7 +54,6 @@ __all__ = ["MARKER", "PLOTLY_BUNDLE", "JsonText", "SiteWriter", "plotly_js", "st
 MARKER = ".evalsite-site"
 _MARKER_SCHEMA = "evalsite.site-manifest.v1"
 _MARKER_NOTE = "Written by `evalsite build`. Every file listed here is replaced on the next build; others are kept."
-_BUILD_LOCK = ".evalsite-building"
 _MAX_MARKER_BYTES = 64 * 1024 * 1024
 _FILE_MODE = 0o644
 _QUEUED_FILES = 32  # files waiting for the background writer at most (their bytes are held)
@@ -306,8 +311,6 @@ class SiteWriter:
 
     def finish(self, epoch: int | None = None) -> None:
         """Write the manifest marker, fix folder modes, set mtimes to *epoch* when given."""
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(self.root / _BUILD_LOCK)
         files = {path: {"bytes": self.written[path], "sha256": self.digests[path]} for path in sorted(self.written)}
         manifest = {"schema": _MARKER_SCHEMA, "note": _MARKER_NOTE, "files": files}
         (self.root / MARKER).write_text(json_text(manifest), encoding="utf-8")
@@ -386,7 +389,7 @@ def _foreign_files(
         for name in sorted(filenames):
             full = os.path.join(dirpath, name)
             rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
-            if rel in (MARKER, _BUILD_LOCK) and rel_dir == ".":
+            if rel in (MARKER, LEGACY_BUILD_LOCK) and rel_dir == ".":
                 continue
             info = os.lstat(full)
             entry = listed.get(rel)
@@ -507,56 +510,6 @@ def _swap_into_place(new: Path, out_dir: Path) -> Path | None:
     return aside
 
 
-def _clean_stale_builds(out_dir: Path) -> None:
-    """Remove ``.<out>.building-*`` folders left by killed builds (evalsite's own, unlocked)."""
-    prefix = f".{out_dir.name}.building-"
-    try:
-        siblings = sorted(os.listdir(out_dir.parent))
-    except OSError:
-        return
-    for name in siblings:
-        if not name.startswith(prefix):
-            continue
-        folder = out_dir.parent / name
-        lock = folder / _BUILD_LOCK
-        try:
-            if not stat.S_ISDIR(folder.lstat().st_mode) or not stat.S_ISREG(lock.lstat().st_mode):
-                continue
-            fd = os.open(lock, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            continue  # a build is running there
-        try:
-            _remove_tree_same_device(folder)
-        finally:
-            os.close(fd)
-
-
-def _remove_tree_same_device(folder: Path) -> None:
-    """``rm -r`` that never follows a link and never descends into another file system."""
-    device = folder.lstat().st_dev
-
-    def remove(path: str) -> None:
-        with os.scandir(path) as entries:
-            items = list(entries)
-        for entry in items:
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                if info.st_dev == device:
-                    remove(entry.path)
-            else:
-                os.unlink(entry.path)
-        with contextlib.suppress(OSError):  # not empty: a mount point stays below it
-            os.rmdir(path)
-
-    with contextlib.suppress(FileNotFoundError):
-        remove(os.fspath(folder))
-
-
 @contextmanager
 def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | None = None) -> Iterator[SiteWriter]:
     """Yield a writer into a fresh sibling folder; swap it into *out_dir* on success.
@@ -571,24 +524,23 @@ def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | No
     vouched = _check_replaceable(out_dir)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
-        _clean_stale_builds(out_dir)
+        clean_stale_builds(out_dir)
         manifest = _read_manifest(out_dir) if out_dir.exists() else None
-        tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}.building-"))
+        tmp, lock, lock_fd = start_build(out_dir)
     except OSError as error:
         raise EvalsiteError(
             f"output folder {out_dir.name!r} cannot be written ({error.strerror or type(error).__name__})"
         ) from None
-    lock_fd = os.open(tmp / _BUILD_LOCK, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    fcntl.flock(lock_fd, fcntl.LOCK_EX)
     try:
-        writer = SiteWriter(tmp, redactor)
-        yield writer
-        writer.finish(epoch)
-        old = _swap_into_place(tmp, out_dir)
-    except BaseException:
-        _remove_tree_same_device(tmp)
-        raise
+        try:
+            writer = SiteWriter(tmp, redactor)
+            yield writer
+            writer.finish(epoch)
+            old = _swap_into_place(tmp, out_dir)
+        except BaseException:
+            remove_tree_same_device(tmp)
+            raise
+        if old is not None:
+            _retire(old, out_dir, manifest, writer, vouched)
     finally:
-        os.close(lock_fd)
-    if old is not None:
-        _retire(old, out_dir, manifest, writer, vouched)
+        end_build(lock, lock_fd)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -150,11 +152,53 @@ def test_a_killed_build_leaves_a_folder_the_next_build_removes(tmp_path: Path) -
         "    w.write_text('index.html', 'half')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    subprocess.run([sys.executable, "-c", script], check=False)
+    subprocess.run([sys.executable, "-c", script], check=False, timeout=60)
     left = [p for p in tmp_path.iterdir() if p.name.startswith("._site.building-")]
-    assert len(left) == 1
+    assert len([p for p in left if p.is_dir()]) == 1
     _build(out, {"index.html": "whole"})
     assert [p.name for p in tmp_path.iterdir()] == ["_site"]
+
+
+_KILLED_BUILDS = {
+    # a page worker (any forked child) inherits the build's descriptors and outlives the killed build
+    "a forked worker lives on": (
+        "with staged_site(Path(OUT)) as w:\n"
+        "    w.write_text('index.html', 'half')\n"
+        "    if os.fork() == 0:\n"
+        "        time.sleep(60); os._exit(0)\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    ),
+    # every file written and the manifest made: killed just before the swap
+    "killed after the last file": (
+        "real = SiteWriter.finish\n"
+        "def finish(self, epoch=None):\n"
+        "    real(self, epoch); os.kill(os.getpid(), signal.SIGKILL)\n"
+        "SiteWriter.finish = finish\n"
+        "with staged_site(Path(OUT)) as w:\n"
+        "    w.write_text('index.html', 'half')\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("how", sorted(_KILLED_BUILDS))
+def test_a_killed_build_is_cleaned_whatever_it_was_doing(tmp_path: Path, how: str) -> None:
+    """Issue 31, item 5: litter after SIGKILL, sometimes (a worker holding the lock; the lock gone before the swap)."""
+    out = tmp_path / "_site"
+    script = (
+        "import os, signal, time\n"
+        "from pathlib import Path\n"
+        "from generator.write.site import SiteWriter, staged_site\n"
+        f"OUT = {str(out)!r}\n" + _KILLED_BUILDS[how]
+    )
+    child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    try:
+        child.wait(timeout=60)
+        assert any(p.name.startswith("._site.building-") for p in tmp_path.iterdir())
+        _build(out, {"index.html": "whole"})
+        assert [p.name for p in tmp_path.iterdir()] == ["_site"]
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(child.pid, signal.SIGKILL)
 
 
 def test_an_output_that_is_a_mount_point_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
