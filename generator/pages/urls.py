@@ -7,7 +7,8 @@ with ``/``, because a GitHub Pages project site is served under ``/<repo>/``.
 
 Names that come from the evidence (task names, arm ids) are untrusted: they may
 contain markup, path separators, ``..`` or only non-ASCII letters.  Their slug
-is a readable ASCII prefix plus 32 hex digits (128 bits) of the SHA-256 of the
+is a readable ASCII prefix (short words only, so that no secret reaches a path: see
+:func:`_readable`) plus 32 hex digits (128 bits) of the SHA-256 of the
 exact name, so it is stable (it depends on the name alone, not on the other
 names in the build), distinct for names that differ only in case or
 punctuation, and safe as one path segment on every file system.  128 bits make
@@ -22,8 +23,10 @@ import hashlib
 import posixpath
 import re
 import unicodedata
+from functools import lru_cache
 
 from generator.model.common import is_slug
+from generator.model.redaction import Redactor
 
 __all__ = [
     "arm_url",
@@ -42,18 +45,47 @@ __all__ = [
 
 _PREFIX_LEN = 40
 SLUG_HASH_DIGITS = 32  # 128 bits of SHA-256
-_NON_SLUG = re.compile(r"[^a-z0-9]+")
+_WORD = re.compile(r"[a-z0-9]+")
+_LETTERS = re.compile(r"[a-z]+")
+_LONGEST_WORD = 20  # a word of letters alone, kept up to this length
+_LONGEST_TOKEN = 4  # a word with digits ("v2", "5x5", "py3"), kept up to this length
+
+
+def _readable(name: str) -> str:
+    """The words of ``name`` that can never carry a secret into a path, ``-``-joined and cut.
+
+    A page path is published as it is (a file name, a link, the site manifest) and no redaction
+    rule sees it whole, so the readable part keeps only short words: letters alone up to 20,
+    anything with a digit up to 4 characters.  Keys, tokens and passwords are longer or mix digits
+    in (``AKIA...``, ``hunter2``); a name a redaction rule would change keeps no readable part at all.
+    """
+    ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii").lower()
+    words = [
+        word
+        for word in _WORD.findall(ascii_form)
+        if len(word) <= (_LONGEST_WORD if _LETTERS.fullmatch(word) else _LONGEST_TOKEN)
+    ]
+    prefix = "-".join(words)[:_PREFIX_LEN].strip("-")
+    if prefix and _default_redactor().text(name) != name:
+        return ""
+    return prefix
+
+
+@lru_cache(maxsize=1)
+def _default_redactor() -> Redactor:
+    return Redactor()
 
 
 def name_slug(name: str) -> str:
-    """A stable, collision-resistant URL segment for an untrusted name.
+    """A stable, collision-resistant URL segment for an untrusted name, never holding a secret of it.
 
     >>> name_slug("task-a")
     'task-a-37bbbbed5fd87cbc8c1b2084b1c48b52'
+    >>> name_slug("deploy-AKIAIOSFODNN7EXAMPLE")
+    'n-28838fcf430a428a1e2180dbc4b953ba'
     """
-    ascii_form = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
-    prefix = _NON_SLUG.sub("-", ascii_form.lower()).strip("-")[:_PREFIX_LEN].strip("-")
     digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:SLUG_HASH_DIGITS]
+    prefix = _readable(name)
     return f"{prefix}-{digest}" if prefix else f"n-{digest}"
 
 

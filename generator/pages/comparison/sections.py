@@ -289,7 +289,8 @@ class ComparisonSections(ComparisonContext):
                 task,
                 "candidate better" if diff > 0 else "candidate worse",
                 diff,
-                f"{task}: {cand}/{pairs} vs {base}/{pairs} matched passes ({diff * 100:+.0f} pp)".replace("-", "−"),
+                # the minus sign for the number only: the task name is shown exactly as it is
+                f"{task}: {cand}/{pairs} vs {base}/{pairs} matched passes ({diff * 100:+.0f} pp)".replace("(-", "(−"),
             )
             for task, diff, cand, base, pairs in shown
         )
