@@ -35,16 +35,21 @@ __all__ = [
 
 # The folders of an absolute path (POSIX, or a Windows drive), not a URL's or a relative path's.
 _POSIX_FOLDERS = re.compile(r"(?<![\w:/.~<>-])/(?:[^\s/\\'\"()<>:,;]+/)+")
-_WINDOWS_FOLDERS = re.compile(r"(?<![\w])[A-Za-z]:\\(?:[^\s\\'\"()<>:,;]+\\)+")
+_WINDOWS_FOLDERS = re.compile(r"(?<![\w])[A-Za-z]:[\\/](?:[^\s\\/'\"()<>:,;]+[\\/])+")
+# A file URL's host and folders, and a home folder's (``~/``, ``~user/``) folders.
+_FILE_URL_FOLDERS = re.compile(r"(?i)\bfile://[^\s'\"()<>]*/")
+_HOME_FOLDERS = re.compile(r"(?<![\w/.-])~[\w.-]*/(?:[^\s/\\'\"()<>:,;]+/)*")
 
 
 def scrub_paths(text: str) -> str:
     """``text`` with the folders of every absolute path replaced by ``…`` (the file name stays).
 
     A harness's error message may name files on the machine that ran it (``/home/someone/…``);
-    the site never shows a foreign machine's paths, so ``/home/someone/proj/x.py`` reads ``…/x.py``.
+    the site never shows a foreign machine's paths, so ``/home/someone/proj/x.py`` reads ``…/x.py``,
+    ``file:///home/someone/x.py`` reads ``file://…/x.py`` and ``~/proj/x.py`` reads ``…/x.py``.
     """
-    return _WINDOWS_FOLDERS.sub("…\\\\", _POSIX_FOLDERS.sub("…/", text))
+    text = _HOME_FOLDERS.sub("…/", _FILE_URL_FOLDERS.sub("file://…/", text))
+    return _WINDOWS_FOLDERS.sub(lambda match: "…" + match.group()[-1], _POSIX_FOLDERS.sub("…/", text))
 
 
 def json_object(data: bytes | str) -> dict[str, Any] | str:

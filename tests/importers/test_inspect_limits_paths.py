@@ -103,6 +103,15 @@ def test_scrub_paths_keeps_file_names_urls_and_relative_paths() -> None:
         assert scrub_paths(kept) == kept
 
 
+def test_scrub_paths_hides_file_urls_and_home_folders() -> None:
+    """Issue 26, item 7: imported error text kept `file://` and home-folder paths."""
+    assert scrub_paths("see file:///home/alice/proj/x.py line 3") == "see file://…/x.py line 3"
+    assert scrub_paths("at FILE://host/home/alice/a.py: boom") == "at file://…/a.py: boom"
+    assert scrub_paths("open ~/secret-project/data.csv") == "open …/data.csv"
+    assert scrub_paths("read ~alice/.aws/credentials") == "read …/credentials"
+    assert scrub_paths("C:/Users/bob/x.py") == "…/x.py"
+
+
 def test_a_foreign_path_in_a_logs_error_never_reaches_the_site(tmp_path: Path) -> None:
     foreign = "/home/someone/secret-project/.venv/lib/python3.11/site-packages"
     logs = tmp_path / "logs"
