@@ -3,6 +3,7 @@
 #   make test       lint and type gates, then the whole test suite (unit, site, browser)
 #   make test-fast  the suite without the browser tests, for everyday work
 #   make check      ruff and strict mypy only
+#   make goldens    re-bless the golden files from the reference programs in ../shared
 PY ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -38,6 +39,11 @@ bench-full: $(TESTING)
 	$(BIN)/python bench/bench_ledger.py
 	$(BIN)/python bench/bench_site.py --with-ledger
 
+# The golden files of tests/compare and tests/ledger, re-blessed from the reference programs in ../shared.
+goldens: $(TESTING)
+	$(BIN)/python scripts/make_comet_golden.py
+	$(BIN)/python scripts/make_ledger_golden.py
+
 examples: $(RUNTIME)
 	$(BIN)/python scripts/make_examples.py
 	$(BIN)/python scripts/make_example_ledger.py
@@ -60,4 +66,4 @@ $(TESTING): pyproject.toml | $(BIN)/python
 clean:
 	rm -rf _site $(VENV) test-artifacts
 
-.PHONY: site test test-fast check bench bench-full examples clean
+.PHONY: site test test-fast check bench bench-full goldens examples clean
