@@ -279,10 +279,13 @@ def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--summary", metavar="FILE", help="write a Markdown summary (for $GITHUB_STEP_SUMMARY or a PR)")
     p.add_argument(
         "--fail-on",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         choices=("regression", "issues", "verdict-worse"),
-        help="exit 1 (after writing the site and the summary) on this condition; repeatable",
+        metavar="CONDITION",
+        help="exit 1 (after writing the site and the summary) on these conditions: regression, issues, "
+        "verdict-worse (one or more, or the option repeated)",
     )
     p.set_defaults(handler=_run_build)
 

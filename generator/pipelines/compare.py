@@ -40,6 +40,7 @@ from generator.read.comet.experiment import (
     finish_experiment,
     open_experiment,
     read_report,
+    treatment_hint,
 )
 from generator.read.comet.manifest import fallback_manifest
 from generator.read.comet.matrix import load_matrix
@@ -461,8 +462,10 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics)
         experiment = experiments[side]
         if not experiment.records:
             if formats[side] == "comet":
+                folder = inputs.candidate_dir if side == "candidate" else inputs.baseline_dir
                 raise EvalsiteError(
                     f"no {experiment.treatment} reports found in {side} experiment {experiment.label!r}"
+                    + treatment_hint(folder, experiment.treatment)
                 )
             raise EvalsiteError(f"no runs found in {side} {formats[side]} input {experiment.label!r}")
     if formats["candidate"] != formats["baseline"]:

@@ -34,6 +34,7 @@ from generator.model.leaderboard import (
 )
 from generator.model.runs import CaseManifest, Experiment, Key
 from generator.pages.leaderboard.links import SideMatch
+from generator.read.comet.experiment import treatment_hint
 from generator.read.comet.manifest import fallback_manifest
 from generator.read.config import SiteConfig
 from generator.read.formats import load_side, run_telemetry
@@ -156,6 +157,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
         if not experiment.records:
             raise EvalsiteError(
                 f"system {spec.label!r}: no {spec.treatment} reports found in experiment {experiment.label!r}"
+                + (treatment_hint(spec.experiment, spec.treatment) if spec.format in ("comet", "auto") else "")
             )
         experiments[spec.label] = experiment
     alignments = {label: system_alignment(experiment) for label, experiment in experiments.items()}

@@ -264,4 +264,6 @@ def test_cli_missing_folder_and_missing_treatment(pair, tmp_path: Path, capsys) 
         )
         == 2
     )
-    assert capsys.readouterr().err == "error: no NOPE reports found in candidate experiment 'candidate'\n"
+    assert capsys.readouterr().err == (
+        "error: no NOPE reports found in candidate experiment 'candidate'; treatments found: COMET_NATIVE_PHASE1\n"
+    )

@@ -24,6 +24,7 @@ whose own name is not valid UTF-8.
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import os
@@ -84,6 +85,7 @@ __all__ = [
     "open_experiment",
     "read_report",
     "read_run_telemetry",
+    "treatment_hint",
 ]
 
 
@@ -204,6 +206,49 @@ def _report_files(reports_dir: Path) -> list[str]:
             return sorted(entry.name for entry in entries if entry.name.endswith(".json"))
     except OSError:
         return []
+
+
+_REPETITION_SUFFIX = re.compile(r"-r\d+$")
+_LOOKED_AT = 200  # report files read for a hint, at most
+_SHOWN_NAMES = 8
+
+
+def treatment_hint(directory: Path, treatment: str) -> str:
+    """Why a treatment has no reports here, in a few words: the treatments the report files name
+    (and the closest one), or the folders inside that are experiments.  Empty when nothing helps.
+
+    A report's ``name`` is ``<task>-<TREATMENT>[-r<N>]``; the treatment is taken as its last ``-``
+    part, as Comet names treatments (no ``-`` in them), from the first 200 report files.  Names
+    only, never a path.
+    """
+    reports = directory / "reports"
+    if not is_real_directory(reports):
+        try:
+            inside = sorted(e.name for e in os.scandir(directory) if is_real_directory(os.path.join(e.path, "reports")))
+        except OSError:
+            return ""
+        if not inside:
+            return ""
+        return f"; it has no reports/ folder, but these folders inside it do: {_names(inside)}"
+    root = str(reports.resolve())
+    named: set[str] = set()
+    for file_name in _report_files(reports)[:_LOOKED_AT]:
+        data = read_contained(os.path.join(root, file_name), root, max_bytes=MAX_REPORT_BYTES, root_is_resolved=True)
+        report = decode_report_stdlib(data) if isinstance(data, bytes) else None
+        name = report.get("name") if isinstance(report, Mapping) else None
+        if isinstance(name, str):
+            named.add(_REPETITION_SUFFIX.sub("", name).rpartition("-")[2])
+    found = sorted(name for name in named if name and name.isprintable())
+    if not found:
+        return ""
+    closest = difflib.get_close_matches(treatment, found, n=1, cutoff=0.6)
+    guess = f" (did you mean {closest[0][:60]!r}?)" if closest else ""
+    return f"; treatments found: {_names(found)}{guess}"
+
+
+def _names(names: list[str]) -> str:
+    shown = ", ".join(name[:60] for name in names[:_SHOWN_NAMES])
+    return shown + (f" and {len(names) - _SHOWN_NAMES} more" if len(names) > _SHOWN_NAMES else "")
 
 
 @dataclass(frozen=True, slots=True)

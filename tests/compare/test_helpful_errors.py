@@ -1,0 +1,59 @@
+"""Errors that help a newcomer (issue 28, item 7): a wrong treatment or folder says what is there."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def _evalsite(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args], cwd=EXAMPLES, capture_output=True, text=True, timeout=120
+    )
+
+
+def _compare(candidate: str, treatment: str) -> subprocess.CompletedProcess[str]:
+    return _evalsite(
+        "compare", "--candidate", candidate, "--candidate-treatment", treatment,
+        "--baseline", "experiments/beta", "--baseline-treatment", "COMET_FULL_040_BETA",
+    )  # fmt: skip
+
+
+def test_a_wrong_treatment_lists_the_treatments_found_and_the_closest() -> None:
+    result = _compare("experiments/native", "COMET_NATIVE_PHASE")
+    assert result.returncode == 2
+    assert result.stderr == (
+        "error: no COMET_NATIVE_PHASE reports found in candidate experiment 'native'; "
+        "treatments found: COMET_NATIVE_PHASE1, DYNAMIC_SKILL (did you mean 'COMET_NATIVE_PHASE1'?)\n"
+    )
+
+
+def test_the_parent_folder_given_as_the_experiment_names_the_experiments_inside() -> None:
+    result = _compare("experiments", "COMET_NATIVE_PHASE1")
+    assert result.returncode == 2
+    assert result.stderr.endswith(
+        "it has no reports/ folder, but these folders inside it do: beta, legacy, native, tampered\n"
+    )
+
+
+def test_a_leaderboard_system_with_a_wrong_treatment_gets_the_same_hint() -> None:
+    result = _evalsite(
+        "leaderboard", "--system", "a=leaderboard/agent-a:LB_AGENT", "--system", "b=leaderboard/agent-b:LB_AGENT_B"
+    )
+    assert result.returncode == 2
+    assert "treatments found: LB_AGENT_A (did you mean 'LB_AGENT_A'?)" in result.stderr
+
+
+def test_fail_on_takes_several_conditions_after_one_option(tmp_path: Path) -> None:
+    (tmp_path / "site.yaml").write_text("title: empty\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "generator", "build", "--config", "site.yaml", "--out", "out",
+         "--fail-on", "regression", "verdict-worse"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "CONDITION [CONDITION ...]" in _evalsite("build", "--help").stdout
