@@ -10,7 +10,7 @@ method.  Nothing here computes a statistic.
 
 from __future__ import annotations
 
-from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval
+from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MetricEstimate
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
 from generator.pages.glossary import term_href
@@ -90,10 +90,27 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         )
     result = statistics
     sentence = verdict_sentence(verdict)
-    paired = result.paired
+    decision = _decision_facts(verdict, result)
+    notices = [Notice("warning", str(w)) for w in result.warnings]
+    intervals = _intervals_table(result)
+    few = next((m.warning for s in result.candidate for m in s.metrics if m.few_tasks and m.warning), None)
+    if few:
+        notices.append(Notice("warning", f"Intervals over tasks: {few}."))
+    tests = _paired_table(result)
+    charts = _paired_chart(result)
+    return StatisticsSection(
+        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision),
+        notices=tuple(notices),
+        tables=(intervals, tests),
+        charts=charts,
+    )
+
+
+def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) -> tuple[tuple[str, str, str], ...]:
+    """The verdict box's facts: difference, pairs, wins/losses/ties, the sign-flip test and the MDE."""
+    paired, power = result.paired, result.power
     diff = paired.difference
-    power = result.power
-    decision = (
+    return (
         ("Difference in pass@1 (candidate − baseline)", effect_text(verdict), "percentage-points"),
         ("Tasks / strictly matched pairs", f"{diff.tasks:,} tasks / {diff.pairs:,} pairs", "strictly-matched-pair"),
         (
@@ -107,41 +124,17 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         if power.mde is not None
         else ()
     )
-    notices = [Notice("warning", str(w)) for w in result.warnings]
 
-    rows = []
-    for side, summaries in (("Candidate", result.candidate), ("Baseline", result.baseline)):
-        for summary in summaries:
-            for metric in summary.metrics:
-                rows.append(
-                    Row(
-                        (
-                            Cell(side),
-                            Cell(metric.label),
-                            fmt.num_cell(metric.k),
-                            fmt.num_cell(
-                                metric.estimate,
-                                fmt.fixed(metric.estimate, 3) if metric.estimate is not None else "undefined",
-                            ),
-                            Cell(_interval_text(metric.interval), fmt.sort_key(metric.interval.lower)),
-                            Cell(_interval_text(metric.betting), fmt.sort_key(metric.betting.lower)),
-                            Cell(
-                                f"{metric.eligible_tasks}/{metric.total_tasks}",
-                                fmt.sort_key(metric.eligible_tasks),
-                                None,
-                                "num",
-                            ),
-                            Cell(
-                                "approximate: few tasks" if metric.few_tasks else "",
-                                None,
-                                None,
-                                "warn" if metric.few_tasks else "",
-                                metric.warning,
-                            ),
-                        )
-                    )
-                )
-    intervals = Table(
+
+def _intervals_table(result: ExperimentComparison) -> Table:
+    """Each side's task-macro metrics with 95% intervals over tasks."""
+    rows = [
+        _metric_row(side, metric)
+        for side, summaries in (("Candidate", result.candidate), ("Baseline", result.baseline))
+        for summary in summaries
+        for metric in summary.metrics
+    ]
+    return Table(
         id="stats-intervals-table",
         caption=(
             "Task-macro metrics with 95% intervals over tasks "
@@ -159,10 +152,42 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         ),
         rows=tuple(rows),
     )
-    few = next((m.warning for s in result.candidate for m in s.metrics if m.few_tasks and m.warning), None)
-    if few:
-        notices.append(Notice("warning", f"Intervals over tasks: {few}."))
 
+
+def _metric_row(side: str, metric: MetricEstimate) -> Row:
+    """One side's task-macro metric with its t and betting intervals."""
+    return Row(
+        (
+            Cell(side),
+            Cell(metric.label),
+            fmt.num_cell(metric.k),
+            fmt.num_cell(
+                metric.estimate,
+                fmt.fixed(metric.estimate, 3) if metric.estimate is not None else "undefined",
+            ),
+            Cell(_interval_text(metric.interval), fmt.sort_key(metric.interval.lower)),
+            Cell(_interval_text(metric.betting), fmt.sort_key(metric.betting.lower)),
+            Cell(
+                f"{metric.eligible_tasks}/{metric.total_tasks}",
+                fmt.sort_key(metric.eligible_tasks),
+                None,
+                "num",
+            ),
+            Cell(
+                "approximate: few tasks" if metric.few_tasks else "",
+                None,
+                None,
+                "warn" if metric.few_tasks else "",
+                metric.warning,
+            ),
+        )
+    )
+
+
+def _paired_table(result: ExperimentComparison) -> Table:
+    """Every paired statistic with its method."""
+    paired, power = result.paired, result.power
+    diff = paired.difference
     facts = [
         (
             "Wins / losses / ties over runs",
@@ -211,7 +236,7 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
             "mde",
         ),
     ]
-    tests = Table(
+    return Table(
         id="stats-paired-table",
         caption="Paired statistics over strictly matched pairs",
         columns=(Column("Statistic"), Column("Value"), Column("Method")),
@@ -221,6 +246,12 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         ),
         sortable=False,
     )
+
+
+def _paired_chart(result: ExperimentComparison) -> tuple[ForestChart, ...]:
+    """The paired difference's intervals as a forest chart (none when no interval is defined)."""
+    paired = result.paired
+    diff = paired.difference
     forest_rows = []
     for label, iv, estimate in (
         ("pass@1, task-clustered", diff.interval, diff.estimate),
@@ -256,9 +287,4 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
                 x_unit="pp",
             ),
         )
-    return StatisticsSection(
-        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision),
-        notices=tuple(notices),
-        tables=(intervals, tests),
-        charts=charts,
-    )
+    return charts
