@@ -307,7 +307,10 @@ class LedgerPageBuilder(LedgerContext):
     # ------------------------------------------------------------------ charts
 
     def charts(self) -> tuple[ForestChart, ...]:
-        charts = []
+        return (self._rates_chart(), *self._paired_charts(), *self._transport_charts())
+
+    def _rates_chart(self) -> ForestChart:
+        """Per-arm rates with their exact intervals, the validity bar drawn."""
         rate_rows = []
         for key, label in RATES:
             for arm_id in self.arm_ids:
@@ -323,23 +326,23 @@ class LedgerPageBuilder(LedgerContext):
                         hover=f"{arm_id}: {label} {rate_text(rate)}",
                     )
                 )
-        charts.append(
-            ForestChart(
-                id="chart-arm-rates",
-                title="Per-arm rates with 95% Clopper-Pearson intervals",
-                caption=(
-                    "One row per metric and arm: the marker is the observed rate, the bar its exact two-sided 95% "
-                    f"interval. The dashed line is the validity bar ({self.thresholds['validityLower']:g}); it applies "
-                    "to the validity rows only. Rows without observations are left out."
-                ),
-                x_title="rate",
-                rows=unique_labels(rate_rows),
-                lines=(
-                    RefLine(self.thresholds["validityLower"], f"validity bar {self.thresholds['validityLower']:g}"),
-                ),
-                x_limits=(0.0, 1.0),
-            )
+        return ForestChart(
+            id="chart-arm-rates",
+            title="Per-arm rates with 95% Clopper-Pearson intervals",
+            caption=(
+                "One row per metric and arm: the marker is the observed rate, the bar its exact two-sided 95% "
+                f"interval. The dashed line is the validity bar ({self.thresholds['validityLower']:g}); it applies "
+                "to the validity rows only. Rows without observations are left out."
+            ),
+            x_title="rate",
+            rows=unique_labels(rate_rows),
+            lines=(RefLine(self.thresholds["validityLower"], f"validity bar {self.thresholds['validityLower']:g}"),),
+            x_limits=(0.0, 1.0),
         )
+
+    def _paired_charts(self) -> list[ForestChart]:
+        """The paired recall and false-positive differences of every candidate against their gates."""
+        charts = []
         for key, name, line, line_label in (
             (
                 "recallDifference",
@@ -385,39 +388,42 @@ class LedgerPageBuilder(LedgerContext):
                     x_limits=(-1.0, 1.0),
                 )
             )
-        if self.summary["transportEquivalence"]:
-            margin = self.thresholds["transportDelta"]
-            rows = []
-            for position, pair in enumerate(self.summary["transportEquivalence"]):
-                d = pair["recallDifference90"]
-                rows.append(
-                    ForestRow(
-                        label=f"{short(pair['leftArmId'], 20)} vs {short(pair['rightArmId'], 20)}",
-                        group="transport pairs",
-                        estimate=self.transport_estimate(position),
-                        lower=d.get("lower"),
-                        upper=d.get("upper"),
-                        hover=(
-                            f"{pair['leftArmId']} vs {pair['rightArmId']}: "
-                            f"{fmt.interval(d.get('lower'), d.get('upper'))}"
-                        ),
-                    )
-                )
-            charts.append(
-                ForestChart(
-                    id="chart-transport",
-                    title="Transport equivalence: 90% recall-difference intervals",
-                    caption=(
-                        f"Equivalent only when the whole bar lies strictly inside the shaded margin band ±{margin:g}."
+        return charts
+
+    def _transport_charts(self) -> list[ForestChart]:
+        """The transport pairs' 90% intervals inside their equivalence band (none without pairs)."""
+        if not self.summary["transportEquivalence"]:
+            return []
+        margin = self.thresholds["transportDelta"]
+        rows = []
+        for position, pair in enumerate(self.summary["transportEquivalence"]):
+            d = pair["recallDifference90"]
+            rows.append(
+                ForestRow(
+                    label=f"{short(pair['leftArmId'], 20)} vs {short(pair['rightArmId'], 20)}",
+                    group="transport pairs",
+                    estimate=self.transport_estimate(position),
+                    lower=d.get("lower"),
+                    upper=d.get("upper"),
+                    hover=(
+                        f"{pair['leftArmId']} vs {pair['rightArmId']}: {fmt.interval(d.get('lower'), d.get('upper'))}"
                     ),
-                    x_title="recall difference (left − right)",
-                    rows=unique_labels(rows),
-                    band=Band(-margin, margin, f"±{margin:g}"),
-                    lines=(RefLine(0.0, "0"),),
-                    x_limits=(-1.0, 1.0),
                 )
             )
-        return tuple(charts)
+        return [
+            ForestChart(
+                id="chart-transport",
+                title="Transport equivalence: 90% recall-difference intervals",
+                caption=(
+                    f"Equivalent only when the whole bar lies strictly inside the shaded margin band ±{margin:g}."
+                ),
+                x_title="recall difference (left − right)",
+                rows=unique_labels(rows),
+                band=Band(-margin, margin, f"±{margin:g}"),
+                lines=(RefLine(0.0, "0"),),
+                x_limits=(-1.0, 1.0),
+            )
+        ]
 
     # ------------------------------------------------------------------ extended summary
 
