@@ -40,7 +40,6 @@ def _run_accuracy(s: SystemResult) -> str:
 
 
 def leaderboard_markdown(result: LeaderboardResult) -> str:
-    ks = result.ks
     lines = [
         "# Leaderboard",
         "",
@@ -55,6 +54,20 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
         "statistic (mean of per-run accuracies ± standard error), shown only when every task has the same runs.",
         "",
     ]
+    lines += _ranking(result)
+    lines += ["", "## Tiers", "", TIER_RULE, ""]
+    lines += [f"- Tier {index}: {', '.join(tier)}" for index, tier in enumerate(result.tiers, 1)]
+    lines.append("")
+    lines += _against_baseline(result)
+    lines += _pairwise(result)
+    lines += ["", "## Coverage and issues", ""]
+    lines += _coverage(result)
+    return "\n".join(lines) + "\n"
+
+
+def _ranking(result: LeaderboardResult) -> list[str]:
+    """The ranking table: each system's pass@k, pass^k, run accuracy, coverage, cost and duration."""
+    ks = result.ks
     header = ["Rank", "Tier", "System", "Treatment", "pass@1", "95% interval"]
     header += [f"pass@{k}" for k in ks if k != 1] + [f"pass^{k}" for k in ks]
     header += ["Run accuracy", "Coverage", "Mean cost", "Mean duration"]
@@ -73,40 +86,47 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
             fmt.by_kind(s.duration.mean, "seconds"),
         ]
         rows.append(row)
-    lines += _table(header, rows) + ["", "## Tiers", "", TIER_RULE, ""]
-    for index, tier in enumerate(result.tiers, 1):
-        lines.append(f"- Tier {index}: {', '.join(tier)}")
-    lines.append("")
-    if result.baseline:
-        lines += ["## Against the baseline", "", f"Each system minus {result.baseline}, over the keys both have.", ""]
-        rows = [
-            [
-                b.label,
-                str(b.pair.pairs),
-                _points(b.pair.difference.estimate),
-                _pct_interval(b.pair.difference.interval.lower, b.pair.difference.interval.upper),
-                _pct_interval(b.simultaneous.lower, b.simultaneous.upper),
-                fmt.p_value_report(b.pair.sign_flip.p_value),
-                fmt.p_value_report(b.p_adjusted),
-                b.sentence,
-            ]
-            for b in result.against_baseline
+    return _table(header, rows)
+
+
+def _against_baseline(result: LeaderboardResult) -> list[str]:
+    """Each system minus the baseline, with plain and simultaneous intervals and corrected p (none without one)."""
+    if not result.baseline:
+        return []
+    lines = ["## Against the baseline", "", f"Each system minus {result.baseline}, over the keys both have.", ""]
+    rows = [
+        [
+            b.label,
+            str(b.pair.pairs),
+            _points(b.pair.difference.estimate),
+            _pct_interval(b.pair.difference.interval.lower, b.pair.difference.interval.upper),
+            _pct_interval(b.simultaneous.lower, b.simultaneous.upper),
+            fmt.p_value_report(b.pair.sign_flip.p_value),
+            fmt.p_value_report(b.p_adjusted),
+            b.sentence,
         ]
-        lines += _table(
-            [
-                "System",
-                "Pairs",
-                "Difference (points)",
-                "Interval",
-                "Simultaneous interval",
-                "p",
-                "p adjusted",
-                "Verdict",
-            ],
-            rows,
-        )
-        lines.append("")
-    lines += [
+        for b in result.against_baseline
+    ]
+    lines += _table(
+        [
+            "System",
+            "Pairs",
+            "Difference (points)",
+            "Interval",
+            "Simultaneous interval",
+            "p",
+            "p adjusted",
+            "Verdict",
+        ],
+        rows,
+    )
+    lines.append("")
+    return lines
+
+
+def _pairwise(result: LeaderboardResult) -> list[str]:
+    """Row minus column in pass@1 points, with the pairs and distinguishability after correction."""
+    lines = [
         "## Pairwise differences",
         "",
         "Row minus column in pass@1 points (n pairs); * = distinguishable after correction.",
@@ -126,7 +146,12 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
             shown = fmt.NA if d is None else f"{100 * sign * d:+.1f}"
             row.append(f"{shown}{'*' if p.distinguishable else ''} ({p.pairs})")
         rows.append(row)
-    lines += _table(["System", *labels], rows) + ["", "## Coverage and issues", ""]
+    return lines + _table(["System", *labels], rows)
+
+
+def _coverage(result: LeaderboardResult) -> list[str]:
+    """Each system's reports, aligned keys, issues by reason and skipped reports; the Pareto frontier."""
+    lines: list[str] = []
     rows = [
         [
             s.label,
@@ -142,4 +167,4 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
     if result.frontier_field:
         what = "mean cost" if result.frontier_field == "total_cost_usd" else "mean duration"
         lines += ["", f"Pareto frontier ({what} vs pass@1): {', '.join(result.frontier)}"]
-    return "\n".join(lines) + "\n"
+    return lines
