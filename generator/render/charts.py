@@ -15,6 +15,7 @@ Rules (see the ecosystem notes, section 1):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import pairwise
 from typing import Any
 
@@ -171,20 +172,14 @@ def _forest_range(spec: ForestChart, rows: list[ForestRow]) -> tuple[float, floa
     return fitted_range(values, spec.x_limits)
 
 
-def _forest_figure(spec: ForestChart) -> go.Figure:
-    rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
-    categories = [plot_text(row.label) for row in rows]
-    height = 140 + 30 * max(len(rows), 1)
+def _reference_marks(
+    spec: ForestChart, x_range: tuple[float, float], sx: Callable[[float], float]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The shaded margin band and the dashed reference lines of a forest chart, each with its label."""
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     label_xs = [line.x for line in spec.lines] + ([spec.band.upper] if spec.band is not None else [])
-    x_range = _forest_range(spec, rows)
     anchors = _label_anchors(label_xs, x_range)
-    scale, unit_axis = _unit_axis(spec.x_unit)
-
-    def sx(value: float) -> float:
-        return round(value * scale, 9)
-
     if spec.band is not None:
         shapes.append(
             {
@@ -239,6 +234,20 @@ def _forest_figure(spec: ForestChart) -> go.Figure:
                 "font": {"size": 11, "color": "#cf222e"},
             }
         )
+    return shapes, annotations
+
+
+def _forest_figure(spec: ForestChart) -> go.Figure:
+    rows = [row for row in spec.rows if row.lower is not None and row.upper is not None]
+    categories = [plot_text(row.label) for row in rows]
+    height = 140 + 30 * max(len(rows), 1)
+    x_range = _forest_range(spec, rows)
+    scale, unit_axis = _unit_axis(spec.x_unit)
+
+    def sx(value: float) -> float:
+        return round(value * scale, 9)
+
+    shapes, annotations = _reference_marks(spec, x_range, sx)
     fig = go.Figure(layout=_layout(height, shapes=shapes, annotations=annotations))
     groups: list[str] = []
     for row in rows:
