@@ -17,12 +17,20 @@ surrogates refused) rather than :func:`generator.model.jsonfmt.json_text`, which
 format (spaces, trailing newline): a digest must be taken over exactly one byte form, and the
 ledger's is the one the project already hashes receipts with.
 
+A history written with a key (``--history-key-env``) adds ``mac`` to each entry:
+``hmac-sha256:`` + HMAC-SHA256 under the key of the entry's canonical bytes without ``id`` and
+``mac``, chained with the previous entry's MAC (:func:`entry_mac`).  ``mac`` is set before ``id``,
+so the id covers it and a reader without the key verifies the chain as before.  A published site
+records the chain head (:class:`HistoryHead`, ``history-head.json``) that the next build's history
+must extend.  What each detects: ``docs/history.md``, "Threat model".
+
 The trend types below are what ``generator.analyze.history`` computes from the entries.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -30,9 +38,12 @@ from typing import Any, Literal
 from generator.model.ledger import canonical_bytes
 
 __all__ = [
+    "HEAD_FILE",
+    "HEAD_SCHEMA",
     "HISTORY_SCHEMA",
     "BuildTrend",
     "HistoryEntry",
+    "HistoryHead",
     "HistoryProblem",
     "SideCounts",
     "SidePoint",
@@ -44,10 +55,35 @@ __all__ = [
     "Trend",
     "chain_entry",
     "entry_id",
+    "entry_mac",
+    "is_entry_id",
+    "is_mac",
 ]
 
 HISTORY_SCHEMA = "evalsite.history.v1"
 ID_PREFIX = "hist1:"
+MAC_PREFIX = "hmac-sha256:"
+HEAD_FILE = "history-head.json"  # the chain head a published site records (site-relative)
+HEAD_SCHEMA = "evalsite.history-head.v1"
+_MAC_DOMAIN = b"evalsite.history.mac.v1\n"
+_HEX = frozenset("0123456789abcdef")
+
+
+def _is_digest(text: object, prefix: str) -> bool:
+    return (
+        isinstance(text, str)
+        and text.startswith(prefix)
+        and len(text) == len(prefix) + 64
+        and set(text[len(prefix) :]) <= _HEX
+    )
+
+
+def is_entry_id(text: object) -> bool:
+    return _is_digest(text, ID_PREFIX)
+
+
+def is_mac(text: object) -> bool:
+    return _is_digest(text, MAC_PREFIX)
 
 
 def entry_id(body: Mapping[str, Any]) -> str:
@@ -56,12 +92,35 @@ def entry_id(body: Mapping[str, Any]) -> str:
     return ID_PREFIX + hashlib.sha256(canonical_bytes(content)).hexdigest()
 
 
-def chain_entry(body: Mapping[str, Any], previous: str | None) -> dict[str, Any]:
-    """The entry *body* linked after *previous*, with its id."""
-    entry = {key: value for key, value in body.items() if key not in ("id", "previous")}
+def entry_mac(key: bytes, body: Mapping[str, Any], previous_mac: str | None) -> str:
+    """``hmac-sha256:`` MAC of an entry under *key*: its canonical bytes without ``id`` and ``mac``
+    (``previous`` included), chained with the MAC of the entry before it (none for the first keyed one)."""
+    content = {name: value for name, value in body.items() if name not in ("id", "mac")}
+    message = _MAC_DOMAIN + (previous_mac or "").encode("ascii") + b"\n" + canonical_bytes(content)
+    return MAC_PREFIX + hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def chain_entry(
+    body: Mapping[str, Any], previous: str | None, key: bytes | None = None, previous_mac: str | None = None
+) -> dict[str, Any]:
+    """The entry *body* linked after *previous*, with its MAC under *key* (when given) and its id."""
+    entry = {name: value for name, value in body.items() if name not in ("id", "previous", "mac")}
     entry["previous"] = previous
+    if key is not None:
+        entry["mac"] = entry_mac(key, entry, previous_mac)
     entry["id"] = entry_id(entry)
     return entry
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryHead:
+    """The head of a history's chain as a published site records it (``history-head.json``)."""
+
+    entries: int
+    head: str | None  # the id of the last entry; None for an empty history
+
+    def document(self) -> dict[str, Any]:
+        return {"schema": HEAD_SCHEMA, "entries": self.entries, "head": self.head}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +152,7 @@ class HistoryEntry:
     tiers: tuple[tuple[str, ...], ...] | None
     sides: tuple[SideCounts, ...]
     line: int  # 1-based line in the history file
+    mac: str | None = None  # hmac-sha256:... when the entry was written with a key
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from generator.model.errors import EvalsiteError
+from generator.model.history import HEAD_FILE
 from generator.model.jsonfmt import json_text
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import ExperimentComparison
@@ -54,6 +55,7 @@ from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pipelines.forked import in_child
 from generator.pipelines.history import (
+    HistoryOptions,
     check_summary_path,
     comparison_record,
     failed_record,
@@ -468,6 +470,7 @@ def build_site(
     templates_dir: Path | None = None,
     summary: Path | None = None,
     fail_on: Sequence[str] = (),
+    history_options: HistoryOptions | None = None,
 ) -> BuildReport:
     """Build the whole site into *out_dir* (default: the config's output) atomically.
 
@@ -513,7 +516,9 @@ def build_site(
             bundles = with_related(bundles, report.related)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
-        history = run_history(report.records, config.history, fail_on, site, templates, config.redactor)
+        history = run_history(
+            report.records, config.history, fail_on, site, templates, config.redactor, history_options, out
+        )
         report.history_appended, report.gate = history.appended, history.reasons
         index_inputs = [
             InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
@@ -538,6 +543,8 @@ def build_site(
                 writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
             for url, html, data in history.pages:
                 _write_page(writer, url, html, data, report)
+            if history.head is not None:  # the chain head the next build's history must extend
+                writer.write_json(HEAD_FILE, history.head.document())
             run_pages_written = write_transcripts(
                 report.transcript_jobs,
                 lambda url, html, data: _write_page(writer, url, html, data, report),
