@@ -1,0 +1,232 @@
+"""The comparison rule on per-task scores in [0, 1], and a minimum detectable effect that holds for it.
+
+This is the decision of the comparison pages (:func:`generator.analyze.stats.verdict.experiment_verdict`)
+and of the leaderboard (``generator.analyze.leaderboard.board``), on real-valued scores: a
+difference is called only when the task-clustered (1 - alpha) t interval over the per-task mean
+differences excludes 0 (:func:`generator.analyze.stats.intervals.t_interval`, clipped to [-1, 1],
+as :func:`generator.analyze.stats.paired.clustered_difference` does) *and* the sign-flip test over
+tasks has p < alpha (:func:`generator.analyze.stats.paired.sign_flip_test_counts`).  Pass/fail
+scores give exactly the site's numbers; partial credit works because both tests only need the
+per-task mean differences (kept as exact fractions when the scores are simple fractions, so the
+sign-flip test stays exact; otherwise its seeded Monte Carlo form is used).
+
+The minimum detectable effect (:func:`minimum_detectable_difference`) is computed for this
+two-condition rule, not for the interval alone: see its docstring.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from generator.analyze.stats.intervals import t_interval
+from generator.analyze.stats.paired import sign_flip_test_counts
+
+__all__ = [
+    "MIN_SHARED_TASKS",
+    "PairedScores",
+    "RuleResult",
+    "decide",
+    "minimum_detectable_difference",
+    "paired_scores",
+]
+
+#: The site's rule has no verdict below two shared tasks: the task-clustered interval is undefined.
+MIN_SHARED_TASKS = 2
+MAX_TASKS = 100_000
+MAX_REPS = 10_000
+#: Scores that are fractions with a denominator up to this are kept exact (0.5, 0.25, 2/3, ...).
+_MAX_DENOMINATOR = 1_000
+#: Other real scores are rounded to multiples of 2^-20 (the sign-flip test then runs by Monte Carlo).
+_QUANTUM = 2**20
+_DRAWS = 4_000
+
+BETTER = "better"
+WORSE = "worse"
+NOT_DISTINGUISHABLE = "not distinguishable"
+NO_VERDICT = "no verdict"
+
+
+@dataclass(frozen=True)
+class PairedScores:
+    """Shared tasks (sorted), and per task the mean difference as ``numerators / denominators``."""
+
+    tasks: tuple[str, ...]
+    numerators: np.ndarray
+    denominators: np.ndarray
+    pairs: int
+
+    @property
+    def differences(self) -> np.ndarray:
+        return self.numerators / self.denominators if self.tasks else np.zeros(0)
+
+
+@dataclass(frozen=True)
+class RuleResult:
+    """One application of the rule at level ``alpha``."""
+
+    outcome: str
+    difference: float | None
+    interval: tuple[float, float] | None
+    p_value: float | None
+    tasks: int
+    pairs: int
+    alpha: float
+
+
+def _scores(task: str, values: object) -> np.ndarray:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
+        raise ValueError(f"task {task!r}: scores must be a sequence of numbers in [0, 1]")
+    if len(values) > MAX_REPS:
+        raise ValueError(f"task {task!r}: more than {MAX_REPS:,} repetitions")
+    try:
+        arr = np.asarray([float(v) for v in values], dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"task {task!r}: scores must be numbers in [0, 1]") from None
+    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0)):
+        raise ValueError(f"task {task!r}: scores must be numbers in [0, 1]")
+    return arr
+
+
+def _check_side(side: object, name: str) -> Mapping[str, Sequence[float]]:
+    if not isinstance(side, Mapping):
+        raise ValueError(f"{name} must map task names to per-repetition scores")
+    if len(side) > MAX_TASKS:
+        raise ValueError(f"{name}: more than {MAX_TASKS:,} tasks")
+    if any(not isinstance(k, str) for k in side):
+        raise ValueError(f"{name}: task names must be strings")
+    return side
+
+
+def _exact(x: float) -> Fraction | None:
+    f = Fraction(x).limit_denominator(_MAX_DENOMINATOR)
+    return f if abs(float(f) - x) <= 1e-12 else None
+
+
+def paired_scores(candidate: Mapping[str, Sequence[float]], baseline: Mapping[str, Sequence[float]]) -> PairedScores:
+    """Per shared task, the mean of candidate - baseline over the repetition indices both have.
+
+    Tasks present on one side only, and tasks with no repetition on either side, are left out.
+    """
+    cand, base = _check_side(candidate, "candidate"), _check_side(baseline, "baseline")
+    names = sorted(set(cand) & set(base))
+    rows: list[tuple[str, np.ndarray, np.ndarray]] = []
+    for name in names:
+        c, b = _scores(name, cand[name]), _scores(name, base[name])
+        n = min(c.size, b.size)
+        if n:
+            rows.append((name, c[:n], b[:n]))
+    tasks = tuple(name for name, _c, _b in rows)
+    pairs = sum(c.size for _n, c, _b in rows)
+    if all(np.all((c == np.round(c)) & (b == np.round(b))) for _n, c, b in rows):  # pass / fail: (w - l) / r
+        num = np.asarray([int(c.sum() - b.sum()) for _n, c, b in rows], dtype=np.int64)
+        den = np.asarray([c.size for _n, c, _b in rows], dtype=np.int64)
+        return PairedScores(tasks, num, den, pairs)
+    fractions: list[Fraction] = []
+    for _n, c, b in rows:
+        parts = [_exact(float(x)) for x in np.concatenate((c, b))]
+        if any(p is None for p in parts):
+            break
+        exact = [p for p in parts if p is not None]
+        fractions.append((sum(exact[: c.size], Fraction(0)) - sum(exact[c.size :], Fraction(0))) / c.size)
+    else:
+        num = np.asarray([f.numerator for f in fractions], dtype=np.int64)
+        den = np.asarray([f.denominator for f in fractions], dtype=np.int64)
+        return PairedScores(tasks, num, den, pairs)
+    d = np.asarray([float(np.mean(c - b)) for _n, c, b in rows])
+    num = np.clip(np.round(d * _QUANTUM), -_QUANTUM, _QUANTUM).astype(np.int64)
+    return PairedScores(tasks, num, np.full(num.shape, _QUANTUM, dtype=np.int64), pairs)
+
+
+def decide(scores: PairedScores, alpha: float = 0.05) -> RuleResult:
+    """The rule at level ``alpha``: better / worse / not distinguishable, or no verdict below two tasks."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must lie strictly between 0 and 1")
+    T = len(scores.tasks)
+    d = scores.differences
+    if T < MIN_SHARED_TASKS:
+        diff = float(d.mean()) if T else None
+        return RuleResult(NO_VERDICT, diff, None, None, T, scores.pairs, alpha)
+    iv = t_interval(d, 1.0 - alpha, clip=(-1.0, 1.0))
+    p = sign_flip_test_counts(scores.numerators, scores.denominators).p_value
+    assert iv.lower is not None and iv.upper is not None and iv.estimate is not None
+    outcome = NOT_DISTINGUISHABLE
+    if p < alpha and iv.lower > 0.0:
+        outcome = BETTER
+    elif p < alpha and iv.upper < 0.0:
+        outcome = WORSE
+    return RuleResult(outcome, iv.estimate, (iv.lower, iv.upper), p, T, scores.pairs, alpha)
+
+
+# --------------------------------------------------------------------------- minimum detectable effect
+
+
+def _seed(scores: PairedScores) -> int:
+    h = hashlib.blake2b(digest_size=8)
+    h.update(np.ascontiguousarray(scores.numerators, dtype="<i8").tobytes())
+    h.update(np.ascontiguousarray(scores.denominators, dtype="<i8").tobytes())
+    return int.from_bytes(h.digest(), "little")
+
+
+def _lattice_step(scores: PairedScores) -> float:
+    """Half the spacing of the sign-flip statistic's lattice, as a sum of differences (continuity correction)."""
+    if int(scores.denominators.max()) >= _QUANTUM:
+        return 0.0
+    L = math.lcm(*(int(x) for x in np.unique(scores.denominators)))
+    scaled = [abs(int(n)) * (L // int(q)) for n, q in zip(scores.numerators, scores.denominators, strict=True)]
+    g = math.gcd(*scaled)
+    return g / L if g else 1.0 / L
+
+
+def _thresholds(e: np.ndarray, alpha: float, cc: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Per resample of the tasks, the smallest shift of the mean the rule calls better (and worse)."""
+    T = e.size
+    values, freq = np.unique(e, return_counts=True)
+    counts = rng.multinomial(T, freq / T, size=_DRAWS).astype(float)  # a bootstrap of tasks, by value
+    m = counts @ values / T
+    s2 = np.maximum(counts @ (values * values) - T * m * m, 0.0) / (T - 1)
+    t_crit = float(stats.t.ppf(1.0 - alpha / 2.0, T - 1))
+    x_t = t_crit * np.sqrt(s2 / T)  # interval: |mean| > t sd / sqrt(T)
+    # sign-flip, normal form with continuity correction: T x - cc > z sqrt((T-1) s^2 + T x^2)
+    z2 = float(stats.norm.ppf(1.0 - alpha / 2.0)) ** 2
+    a = T * T - z2 * T
+    c = cc * cc - z2 * (T - 1) * s2
+    x_f = (2 * T * cc + np.sqrt(np.maximum(4 * T * T * cc * cc - 4 * a * c, 0.0))) / (2 * a)
+    x = np.maximum(x_t, x_f)
+    return x - m, x + m
+
+
+def minimum_detectable_difference(scores: PairedScores, *, alpha: float = 0.05, power: float = 0.8) -> float | None:
+    """Smallest true task-macro difference the rule of :func:`decide` calls with probability ``power``.
+
+    Method (deterministic: the seed is a hash of the data): the observed per-task differences are
+    centred (and scaled by sqrt(T / (T - 1)), so that resamples keep the sample variance), tasks are
+    resampled with replacement (4,000 bootstrap draws of the task population) and every resample is
+    shifted by a candidate effect delta. A shift leaves the spread unchanged, so for each resample the
+    smallest delta the rule rejects at is found in closed form for both conditions: the t interval
+    (Student t, T - 1 df) and the sign-flip test, whose randomisation distribution is taken in its
+    normal form with variance sum d_t^2 and a continuity correction of half its lattice step (the
+    discreteness of few tasks and few repetitions). The MDE is the ``power`` quantile of those
+    thresholds, the larger of the two directions. ``None`` when fewer than two tasks are shared, when
+    the sign-flip test cannot reach ``alpha`` with this many tasks (2^(1-T) >= alpha), or when no
+    difference up to 1 is detected with that probability.
+    ``make calibrate`` measures the power actually reached at this MDE.
+    """
+    if not 0.0 < power < 1.0:
+        raise ValueError("power must lie strictly between 0 and 1")
+    T = len(scores.tasks)
+    if T < MIN_SHARED_TASKS or 2.0 ** (1 - T) >= alpha:
+        return None
+    d = scores.differences
+    e = (d - d.mean()) * math.sqrt(T / (T - 1))  # centred, rescaled so resamples keep the sample variance
+    up, down = _thresholds(e, alpha, _lattice_step(scores), np.random.default_rng(_seed(scores)))
+    mde = max(float(np.quantile(up, power)), float(np.quantile(down, power)))
+    if not math.isfinite(mde) or mde > 1.0:
+        return None
+    return max(mde, 0.0)
