@@ -16,12 +16,15 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import orjson
+
 from generator.model.common import Side, is_number, sha256_text
 from generator.model.formats import NOT_HASHED, ImportOptions
 from generator.model.redaction import safe_cut
-from generator.model.runs import TELEMETRY_FIELDS, CaseManifest, Quality, RunRecord
+from generator.model.runs import MAX_NAME_BYTES, TELEMETRY_FIELDS, CaseManifest, Quality, RunRecord
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "canonical_hash",
     "error_quality",
     "excluded_quality",
@@ -29,9 +32,18 @@ __all__ = [
     "imported_record",
     "included_quality",
     "json_object",
+    "json_problem",
+    "name_problem",
+    "readable_name",
     "reported_telemetry",
     "scrub_paths",
+    "unusable_value",
 ]
+
+# Deeper than this, a value is refused: real Inspect samples and Harbor results nest 8 to 20 levels,
+# json.loads stops near 1,000, and later steps of the build recurse.  254 is where orjson.dumps stops
+# (its recursion limit), so that check, run first because it is fast, decides exactly as the walk does.
+MAX_JSON_DEPTH = 254
 
 # The folders of an absolute path (POSIX, or a Windows drive), not a URL's or a relative path's.
 _POSIX_FOLDERS = re.compile(r"(?<![\w:/.~<>-])/(?:[^\s/\\'\"()<>:,;]+/)+")
@@ -52,17 +64,85 @@ def scrub_paths(text: str) -> str:
     return _WINDOWS_FOLDERS.sub(lambda match: "…" + match.group()[-1], _POSIX_FOLDERS.sub("…/", text))
 
 
+def json_problem(error: ValueError | RecursionError) -> str:
+    """Why :func:`json.loads` refused a text, as a short phrase."""
+    if isinstance(error, RecursionError):
+        return f"nested deeper than {MAX_JSON_DEPTH} levels"
+    if isinstance(error, json.JSONDecodeError):
+        return "not valid JSON"
+    return "not usable: it holds an integer with too many digits"
+
+
 def json_object(data: bytes | str) -> dict[str, Any] | str:
-    """The JSON object in ``data``, or why it is not one (a short phrase)."""
+    """The JSON object in ``data`` (a leading UTF-8 byte-order mark allowed), or why it is not one."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError:
         return "not valid UTF-8"
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError):
-        return "not valid JSON"
+        value = json.loads(text.removeprefix("\ufeff"))
+    except (ValueError, RecursionError) as error:
+        return json_problem(error)
     return value if isinstance(value, dict) else "not a JSON object"
+
+
+def _lone_surrogate(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def unusable_value(value: Any) -> str | None:
+    """Why a decoded value cannot reach the site, or None: it nests deeper than
+    :data:`MAX_JSON_DEPTH` levels, or holds text that is not valid Unicode (a lone surrogate such as
+    ``"\\ud800"``, which no page can be written with).
+
+    :func:`orjson.dumps` refuses exactly these (and integers beyond 64 bits), at C speed: a value it
+    writes is usable; any other is walked with an explicit stack (no recursion) to say why."""
+    try:
+        orjson.dumps(value)
+    except orjson.JSONEncodeError:
+        pass
+    else:
+        return None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                return f"nests deeper than {MAX_JSON_DEPTH} levels"
+            children = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children if isinstance(child, str | dict | list))
+        elif isinstance(item, str) and _lone_surrogate(item):
+            return "holds text that is not valid Unicode (a lone surrogate)"
+    return None
+
+
+def name_problem(name: str) -> str | None:
+    """Why a harness's task or sample id cannot name a task, or None: empty, not valid Unicode, or
+    longer than :data:`~generator.model.runs.MAX_NAME_BYTES` bytes (an id, not a document)."""
+    if name == "":
+        return "is empty"
+    if _lone_surrogate(name):
+        return "is not valid Unicode (a lone surrogate)"
+    if len(name) > MAX_NAME_BYTES or len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    return None
+
+
+def readable_name(name: str) -> str | None:
+    """None for a file name that is valid UTF-8, else the name with its undecodable bytes escaped
+    (``os.scandir`` gives them as surrogates), so that a message can show it."""
+    if not _lone_surrogate(name):
+        return None
+    try:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte gave
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def canonical_hash(value: Any) -> str:

@@ -21,6 +21,9 @@ A job folder holds ``result.json`` (the job) and one folder per trial, each with
   trajectory's text is not read here (run pages show it).
 * A job that ran more than one agent/model must be narrowed by the treatment (``agent`` or
   ``agent/model``); otherwise different agents' trials would be counted as repetitions.
+* A trial folder whose name is not valid UTF-8, a trial result that holds a lone surrogate or nests
+  too deeply, and a ``task_name`` that is not a usable name are skipped rows with their reason; the
+  other trials are read.
 """
 
 from __future__ import annotations
@@ -42,7 +45,10 @@ from generator.read.importing import (
     imported_record,
     included_quality,
     json_object,
+    name_problem,
+    readable_name,
     reported_telemetry,
+    unusable_value,
 )
 from generator.read.safe_io import Refusal, is_real_directory, read_contained
 
@@ -193,6 +199,10 @@ def load_harbor(side: Side, path: Path, treatment: str, options: ImportOptions) 
     skipped: list[SkippedReport] = []
     trials: list[tuple[str, dict[str, Any]]] = []
     for name in _trial_folders(root):
+        shown = readable_name(name)
+        if shown is not None:
+            skipped.append(SkippedReport(side, f"{shown}/result.json", "trial folder name is not valid UTF-8"))
+            continue
         file = f"{name}/result.json"
         data = read_contained(
             os.path.join(root, name, "result.json"), root, max_bytes=MAX_RESULT_BYTES, root_is_resolved=True
@@ -202,10 +212,13 @@ def load_harbor(side: Side, path: Path, treatment: str, options: ImportOptions) 
                 skipped.append(SkippedReport(side, file, f"trial result {data.reason}"))
             continue
         result = json_object(data)
-        if isinstance(result, str):
-            skipped.append(SkippedReport(side, file, f"trial result is {result}"))
+        problem = f"is {result}" if isinstance(result, str) else unusable_value(result)
+        if isinstance(result, str) or problem is not None:
+            skipped.append(SkippedReport(side, file, f"trial result {problem}"))
         elif not isinstance(result.get("task_name"), str) or not result["task_name"]:
             skipped.append(SkippedReport(side, file, "trial result has no task_name"))
+        elif name_problem(result["task_name"]) is not None:
+            skipped.append(SkippedReport(side, file, f"trial result's task_name {name_problem(result['task_name'])}"))
         else:
             trials.append((name, result))
     agents = {_agent_label(result)[1] for _name, result in trials}

@@ -15,6 +15,14 @@ is what Inspect reported (``model_usage``, whose ``input_tokens`` exclude cached
 
 A log that holds only its journal (a run that crashed before writing its header) is refused with
 that reason: evalsite does not guess a run's samples from a partial journal.
+
+Caps where sizes multiply: a header that asks for more than :data:`MAX_EPOCHS` epochs, or plans
+more than :data:`MAX_PLANNED_CASES` cases (sample ids x epochs), leaves the side's expected-case
+matrix invalid with that reason (the comparison fails closed for the side, disclosed), before any
+case is built.  One sample whose epoch is not 1 to :data:`MAX_EPOCHS`, whose id is not a usable
+name (:func:`~generator.read.importing.name_problem`), that holds a lone surrogate or nests too
+deeply is a skipped row with its reason, and the rest of the log is read; a header sample id that
+is not a usable name is left out of the matrix, disclosed as a skipped row.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from typing import Any
 from generator.model.common import Side, is_number
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
-from generator.model.runs import ExpectedMatrix, Experiment, MatrixLoad, RunRecord, SkippedReport
+from generator.model.runs import MAX_NAME_BYTES, ExpectedMatrix, Experiment, MatrixLoad, RunRecord, SkippedReport
 from generator.read.importing import (
     canonical_hash,
     error_quality,
@@ -36,14 +44,22 @@ from generator.read.importing import (
     imported_record,
     included_quality,
     json_object,
+    name_problem,
     reported_telemetry,
+    unusable_value,
 )
 from generator.read.inspect.archive import Archive
+from generator.read.inspect.jsonlog import MAX_SAMPLES, Unreadable, parse_json_log
 from generator.read.safe_io import Refusal, read_regular_file
 
-__all__ = ["MAX_LOG_BYTES", "is_inspect_log", "load_inspect"]
+__all__ = ["MAX_EPOCHS", "MAX_LOG_BYTES", "MAX_PLANNED_CASES", "is_inspect_log", "load_inspect"]
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
+# Repetitions of one sample: far beyond any pass@k, and short enough for a page path (5 digits).
+MAX_EPOCHS = 10_000
+# Sample ids x epochs: no more cases than a log may hold samples (an .eval's member cap).
+MAX_PLANNED_CASES = MAX_SAMPLES
+_LONGEST_NUMBER_ID = 10**MAX_NAME_BYTES  # a numeric id with more digits is no name
 _SUFFIXES = (".eval", ".json")
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
@@ -170,6 +186,9 @@ class _Reader:
         scorers = self.spec.get("scorers")
         names = [s.get("name") for s in scorers if isinstance(s, dict)] if isinstance(scorers, list) else []
         self.scorers = [name for name in names if isinstance(name, str)]
+        problem = unusable_value([self.spec.get("task"), self.spec.get("model"), self.scorers])
+        if problem is not None:
+            raise EvalsiteError(f"Inspect log {label!r}: its header's task, model or scorer names {problem}")
         if options.scorer is not None and self.scorers and options.scorer not in self.scorers:
             raise EvalsiteError(
                 f"Inspect log {label!r} has no scorer {options.scorer!r} (it has: {', '.join(self.scorers)})"
@@ -182,6 +201,14 @@ class _Reader:
             return SkippedReport(self.side, file, "sample has no usable id")
         if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
             return SkippedReport(self.side, file, "sample has no valid epoch")
+        if epoch > MAX_EPOCHS:
+            return SkippedReport(self.side, file, f"sample's epoch is over the {MAX_EPOCHS:,}-epoch limit")
+        problem = _id_problem(sample_id)
+        if problem is not None:
+            return SkippedReport(self.side, file, f"sample id {problem}")
+        problem = unusable_value(sample)
+        if problem is not None:
+            return SkippedReport(self.side, file, f"sample {problem}")
         task = str(sample_id)
         raw_scores = sample.get("scores")
         scores: Mapping[str, Any] = raw_scores if isinstance(raw_scores, dict) else {}
@@ -234,17 +261,45 @@ class _Reader:
             details=details,
         )
 
-    def matrix(self, treatment: str) -> MatrixLoad:
+    def matrix(self, treatment: str) -> tuple[MatrixLoad, list[SkippedReport]]:
+        """The expected cases from the header (sample ids x epochs), and a row for ids left out."""
         dataset = self.spec.get("dataset")
         config = self.spec.get("config")
         ids = dataset.get("sample_ids") if isinstance(dataset, dict) else None
         epochs = config.get("epochs", 1) if isinstance(config, dict) else 1
         if not isinstance(ids, list) or not ids or isinstance(epochs, bool) or not isinstance(epochs, int):
-            return MatrixLoad()
+            return MatrixLoad(), []
         if epochs < 1 or not all(isinstance(i, str | int) and not isinstance(i, bool) for i in ids):
-            return MatrixLoad(error="the log header's sample ids or epochs are invalid")
-        cases = tuple(sorted({(str(i), treatment, rep) for i in ids for rep in range(1, epochs + 1)}))
-        return MatrixLoad(ExpectedMatrix(canonical_hash([list(case) for case in cases]), cases))
+            return MatrixLoad(error="the log header's sample ids or epochs are invalid"), []
+        if epochs > MAX_EPOCHS:
+            return MatrixLoad(error=f"the log header asks for more than {MAX_EPOCHS:,} epochs"), []
+        if len(ids) > MAX_PLANNED_CASES:
+            return MatrixLoad(error=f"the log header plans more than {MAX_PLANNED_CASES:,} samples"), []
+        left_out: dict[str, int] = {}
+        names: set[str] = set()
+        for sample_id in ids:
+            problem = _id_problem(sample_id)
+            if problem is None:
+                names.add(str(sample_id))
+            else:
+                left_out[problem] = left_out.get(problem, 0) + 1
+        where = f"{self.label}#eval.dataset.sample_ids"
+        skipped = [
+            SkippedReport(self.side, where, f"{n:,} sample id(s) left out of the expected cases: the id {problem}")
+            for problem, n in sorted(left_out.items())
+        ]
+        if len(names) * epochs > MAX_PLANNED_CASES:
+            planned = f"{len(names):,} sample ids x {epochs:,} epochs"
+            return MatrixLoad(error=f"the log header plans {planned}, over the {MAX_PLANNED_CASES:,}-case limit"), []
+        cases = [(name, treatment, rep) for name in sorted(names) for rep in range(1, epochs + 1)]
+        return MatrixLoad(ExpectedMatrix(canonical_hash([list(case) for case in cases]), cases)), skipped
+
+
+def _id_problem(sample_id: str | int) -> str | None:
+    """Why a sample id cannot name a task (an absurdly long number included), or None."""
+    if isinstance(sample_id, int) and abs(sample_id) >= _LONGEST_NUMBER_ID:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    return name_problem(str(sample_id))
 
 
 def _eval_samples(archive: Archive) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
@@ -287,15 +342,16 @@ def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions)
         header, samples = _eval_samples(archive)
         skipped += [SkippedReport(side, f"{label}#{s.name}", s.reason) for s in archive.skipped]
     else:
-        parsed = json_object(data)
+        parsed = parse_json_log(data)
         if isinstance(parsed, str):
             raise EvalsiteError(f"{side} Inspect log {label!r} is {parsed}")
-        header = parsed
-        raw = parsed.get("samples")
-        samples = [(f"{label}#samples[{i}]", s) for i, s in enumerate(raw)] if isinstance(raw, list) else []
+        header, raw = parsed
+        samples = [(f"{label}#samples[{i}]", s.reason if isinstance(s, Unreadable) else s) for i, s in enumerate(raw)]
     if not isinstance(header.get("eval"), dict):
         raise EvalsiteError(f"{side} file {label!r} is not an Inspect log (no eval header)")
     reader = _Reader(side, label, header, options)
+    matrix, left_out = reader.matrix(treatment)
+    skipped += left_out
     records: list[RunRecord] = []
     for file, sample in samples:
         if isinstance(sample, str) or not isinstance(sample, dict):
@@ -315,5 +371,5 @@ def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions)
         label=label,
         records=tuple(records),
         skipped=tuple(skipped),
-        matrix=reader.matrix(treatment),
+        matrix=matrix,
     )

@@ -20,6 +20,10 @@ Errors are not failures: ``error_ids``, ``incomplete_ids`` and ``no_logs`` are e
 reason (or failures, by option).  Case hash = SHA-256 of ``{instance_id, dataset, split}``; the
 split is known only for a submission inside ``evaluation/<split>/`` (the harness records neither).
 The harness itself reports no telemetry.
+
+An instance folder whose name is not valid UTF-8, and an instance id that is not a usable name
+(:func:`~generator.read.importing.name_problem`: empty, a lone surrogate, over 255 bytes), are
+skipped rows with their reason; the other instances are read.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from generator.read.importing import (
     imported_record,
     included_quality,
     json_object,
+    name_problem,
+    readable_name,
     reported_telemetry,
 )
 from generator.read.safe_io import Refusal, is_real_directory, read_contained, read_regular_file
@@ -145,6 +151,14 @@ class _Builder:
         self.skipped: list[SkippedReport] = []
         self.seen: set[str] = set()
 
+    def usable(self, instance: str, file: str) -> bool:
+        """Whether ``instance`` can name a task; if not, a skipped row says why."""
+        problem = name_problem(instance)
+        if problem is not None and instance not in self.seen:
+            self.seen.add(instance)
+            self.skipped.append(SkippedReport(self.side, file, f"instance id {problem}"))
+        return problem is None
+
     def add(
         self,
         instance: str,
@@ -155,6 +169,8 @@ class _Builder:
         source: str,
         telemetry: dict[str, Any] | None = None,
     ) -> None:
+        if not self.usable(instance, file):
+            return
         self.seen.add(instance)
         digest = canonical_hash({"instance_id": instance, "dataset": self.dataset, "split": self.split})
         manifest = imported_manifest(instance, "swebench", digest, "swebench-instance")
@@ -212,6 +228,12 @@ def _harness(side: Side, path: Path, treatment: str, builder: _Builder) -> Path:
             )
     root = str(folder.resolve())
     for instance in _folders(root):
+        shown = readable_name(instance)
+        if shown is not None:
+            builder.skipped.append(
+                SkippedReport(side, f"{shown}/report.json", "instance folder name is not valid UTF-8")
+            )
+            continue
         file = f"{instance}/report.json"
         data = read_contained(
             os.path.join(root, instance, "report.json"), root, max_bytes=MAX_FILE_BYTES, root_is_resolved=True
@@ -267,6 +289,8 @@ def _submission(side: Side, path: Path, builder: _Builder) -> None:
                 instances.add(instance)
     file = "results/results.json"
     for instance in sorted(instances):
+        if not builder.usable(instance, file):
+            continue
         telemetry, problem = _trajectory_telemetry(root, instance)
         if problem is not None:
             builder.skipped.append(SkippedReport(side, problem.split(" ", 1)[0], problem.split(" ", 1)[1]))

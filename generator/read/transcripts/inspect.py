@@ -23,8 +23,9 @@ from typing import Any
 
 from generator.model.errors import EvalsiteError
 from generator.model.transcript import Step, Transcript
-from generator.read.importing import json_object, scrub_paths
+from generator.read.importing import json_object, scrub_paths, unusable_value
 from generator.read.inspect.archive import Archive
+from generator.read.inspect.jsonlog import parse_json_log
 from generator.read.safe_io import Refusal, read_contained
 from generator.read.transcripts.claude import RawStep, step
 from generator.read.transcripts.text import text_of
@@ -296,9 +297,8 @@ class InspectLogs:
             except EvalsiteError:  # not a readable zip: shown as a reason, never raised here
                 log = Refusal("is not a readable zip archive")
         else:
-            parsed = json_object(data)
-            samples = parsed.get("samples") if isinstance(parsed, dict) else None
-            log = (data, samples) if isinstance(samples, list) else Refusal("is not an Inspect log with samples")
+            parsed = parse_json_log(data)
+            log = (data, parsed[1]) if not isinstance(parsed, str) else Refusal("is not an Inspect log with samples")
         self._log = log
         return log
 
@@ -317,11 +317,15 @@ class InspectLogs:
             sample = json_object(data)
             if isinstance(sample, str):
                 return Refusal(f"sample is {sample}")
-            return transcript_of(sample, data, f"Inspect sample {member}")
+            problem = unusable_value(sample)
+            return Refusal(f"sample {problem}") if problem else transcript_of(sample, data, f"Inspect sample {member}")
         data, samples = log
         if not (member.startswith("samples[") and member.endswith("]") and member[8:-1].isdigit()):
             return Refusal("sample not in the log")
         index = int(member[8:-1])
-        if index >= len(samples) or not isinstance(samples[index], dict):
+        if index >= len(samples) or not isinstance(samples[index], dict):  # an Unreadable is not a dict
             return Refusal("sample not in the log")
+        problem = unusable_value(samples[index])
+        if problem:
+            return Refusal(f"sample {problem}")
         return transcript_of(samples[index], data, f"Inspect log (whole file), {member}")
