@@ -178,8 +178,15 @@ def _harbor(root: Path) -> Path:
 def test_a_harbor_trial_folder_named_in_bytes_that_are_not_utf8_is_one_skipped_trial(tmp_path: Path) -> None:
     job, baseline = _harbor(tmp_path / "job"), _harbor(tmp_path / "base")
     os.rename(os.fsencode(job / "t2__b"), os.fsencode(job) + b"/t2__\xff\xfe")
+    odd = harbor_trial("t3\ud800", "d", started="2025-01-04T10:00:00.000000", reward=1.0)
+    odd["trial_name"] = "t3__d"
+    (job / "t3__d").mkdir()
+    _write(job / "t3__d" / "result.json", odd)  # json.dumps escapes the surrogate
     document = _compare(job, "harbor", baseline, "claude-code")
-    assert _skipped(document) == [("t2__\\xff\\xfe/result.json", "trial folder name is not valid UTF-8")]
+    assert _skipped(document) == [
+        ("t2__\\xff\\xfe/result.json", "trial folder name is not valid UTF-8"),
+        ("t3__d/result.json", "trial result holds text that is not valid Unicode (a lone surrogate)"),
+    ]
     assert document["candidate"]["runs"] == 2 and document["matched"]["candidate"]["runs"] == 2
 
 
