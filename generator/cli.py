@@ -333,7 +333,7 @@ def _run_build(args: argparse.Namespace) -> int:
         config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on, history_options=options
     )
     for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        _say("warning", warning)
     if report.redacted:
         kinds = ", ".join(f"{count} {kind}" for kind, count in report.redacted.items())
         print(f"redacted {sum(report.redacted.values())} value(s): {kinds}", file=sys.stderr)
@@ -348,8 +348,15 @@ def _run_build(args: argparse.Namespace) -> int:
         results_already_written=True,
     )
     for reason in report.gate:
-        print(f"fail: {reason}", file=sys.stderr)
+        _say("fail", reason)
     return 1 if report.gate else 0
+
+
+def _say(prefix: str, text: object) -> None:
+    """A stderr line that may carry untrusted text: cut and made visible (issue 26)."""
+    from generator.pipelines.stderr_lines import say
+
+    say(prefix, text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -380,7 +387,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         return int(args.handler(args) or 0)
     except EvalsiteError as error:
-        print(f"error: {error}", file=sys.stderr)
+        _say("error", error)
         return 2
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
@@ -389,7 +396,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("EVALSITE_DEBUG"):
             raise
         message = " ".join(str(error).split()) or type(error).__name__
-        print(f"error: unexpected {type(error).__name__}: {message}", file=sys.stderr)
+        _say("error", f"unexpected {type(error).__name__}: {message}")
         return 2
 
 

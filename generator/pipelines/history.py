@@ -406,5 +406,5 @@ def write_summary(
                 r.error,
             )
         )
-    text = render_summary(items, base_url, outcome.reasons)
-    write_text_atomic(path, (redactor or Redactor()).text(text))
+    text = render_summary(items, base_url, outcome.reasons, redact=(redactor or Redactor()).text)  # then capped
+    write_text_atomic(path, text)

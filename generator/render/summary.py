@@ -1,33 +1,57 @@
 """The build summary: Markdown for ``$GITHUB_STEP_SUMMARY`` or a pull-request comment.
 
 It starts with the marker line ``<!-- evalsite summary -->`` (the output guard recognises it, so
-``--summary`` replaces only an earlier summary).  Each comparison shows its verdict with the
-effect and interval, each leaderboard its tiers, then the steps against the previous build
-(regressions first) and the alignment issues, each linked to the exact page and anchor: absolute
-from ``base_url`` when the config sets it, else relative to the site root.  Every name from the
-evidence is escaped (the Markdown report's :func:`~generator.render.comparison.report.untrusted`).
+``--summary`` replaces only an earlier summary).  The gate's reasons come first (when it failed),
+then each comparison with its verdict, effect and interval, each leaderboard with its tiers, and
+the step against the previous build (regressions first), each linked to the exact page and anchor:
+absolute from ``base_url`` when the config sets it, else relative to the site root.
+
+Safe to post on GitHub (issue 26): every text from the evidence or the config (titles, system
+labels, step labels, error messages, the gate's reasons) is one **code span**
+(:func:`~generator.render.comparison.report.code`: cut to ``FIELD_CAP`` characters, invisible
+characters written as ``[U+XXXX]``, whitespace collapsed, fenced by one more backtick than its
+longest run of backticks).  GitHub makes nothing live inside code: no ``@user`` or ``@org/team``
+mention, no ``#1``, ``GH-1``, ``owner/repo#1`` or ``owner/repo@sha`` reference, no commit-SHA,
+URL, ``www.`` or custom autolink, no emoji, HTML or Markdown.  Inside a table a ``|`` is written
+``\\|`` (GFM splits cells before it parses code spans and takes back exactly that escape).  Only
+the links the summary makes itself (to the site's pages) are live.
+
+The whole text, redacted, is capped at :data:`SUMMARY_CAP` UTF-8 bytes (below GitHub's 65,536
+characters for a comment however it counts, with room for the workflow's link to the run), cut
+at a line boundary, so never inside a character, a code span, a link or a table row; a last
+paragraph says how much was left out and where the rest is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 
+from generator.model.common import SIDES
 from generator.model.history import SummaryItem
 from generator.pages.format import pp, pp_interval
 from generator.pages.trends.page import build_anchor
-from generator.render.comparison.report import cell, untrusted
+from generator.render.comparison.report import code
 
-__all__ = ["MARKER", "render_summary"]
+__all__ = ["MARKER", "SUMMARY_CAP", "cap_summary", "render_summary"]
 
 MARKER = "<!-- evalsite summary -->"
+SUMMARY_CAP = 60_000  # UTF-8 bytes; GitHub refuses a comment body over 65,536 characters
+_UNSAFE_IN_LINK = re.compile(r"[()<>\s`\\]")
+_WORDS = re.compile(r"[a-z]+(?: [a-z]+)*")
 
 
-def escape_markdown(value: object) -> str:
-    return cell(untrusted(value))
+def _name(value: object, *, in_table: bool = True) -> str:
+    """An untrusted text as an inert code span (``—`` when empty)."""
+    text = code(value)
+    if not text.strip("`"):
+        return "—"
+    return text.replace("|", "\\|") if in_table else text
 
 
 def _link(base_url: str | None, url: str) -> str:
-    return (base_url.rstrip("/") + "/" + url) if base_url else url
+    href = (base_url.rstrip("/") + "/" + url) if base_url else url
+    return _UNSAFE_IN_LINK.sub(lambda found: f"%{ord(found.group()):02X}", href)
 
 
 def _signed(value: float | None) -> str:
@@ -37,6 +61,17 @@ def _signed(value: float | None) -> str:
 
 def _bounds(lower: float | None, upper: float | None) -> str:
     return "—" if lower is None or upper is None else pp_interval(lower, upper)
+
+
+def _step(item: SummaryItem, label: str) -> str:
+    """A comparison's side is evalsite's own word; a leaderboard's system label is untrusted."""
+    return label if item.kind == "comparison" and label in SIDES else _name(label)
+
+
+def _verdict(verdict: str | None) -> str:
+    """The statistics' own outcome words (plain when they are only lowercase words)."""
+    text = verdict or "no paired statistics"
+    return text if _WORDS.fullmatch(text) else _name(text)
 
 
 def _trend_line(item: SummaryItem, base_url: str | None) -> str:
@@ -50,46 +85,90 @@ def _trend_line(item: SummaryItem, base_url: str | None) -> str:
     parts = []
     for step in latest.steps:
         if step.status == "not compared":
-            parts.append(f"{escape_markdown(step.label)} not compared ({step.tasks} shared task(s))")
+            parts.append(f"{_step(item, step.label)} not compared ({step.tasks} shared task(s))")
             continue
         word = "**regression**" if step.status == "regression" else step.status
-        parts.append(f"{escape_markdown(step.label)} {_signed(step.estimate)} {_bounds(step.lower, step.upper)} {word}")
+        parts.append(f"{_step(item, step.label)} {_signed(step.estimate)} {_bounds(step.lower, step.upper)} {word}")
     return f"[build {latest.number} vs {latest.number - 1}]({href}): " + "; ".join(parts)
 
 
-def render_summary(items: Sequence[SummaryItem], base_url: str | None, reasons: Sequence[str] = ()) -> str:
+def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
+    lines = ["| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | against the previous build |"]
+    lines += ["| --- | --- | --- | --- | --- | --- |"]
+    for i in items:
+        title = f"[{_name(i.title)}]({_link(base_url, i.url)})"
+        if i.error is not None:
+            lines.append(f"| {title} | could not be built | — | — | — | {_name(i.error)} |")
+            continue
+        issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
+        lines.append(
+            f"| {title} | {_verdict(i.verdict)} | {_signed(i.effect)} | "
+            f"{_bounds(i.lower, i.upper)} | {issues} | {_trend_line(i, base_url)} |"
+        )
+    return [*lines, ""]
+
+
+def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
+    lines = ["| leaderboard | tiers | issues | against the previous build |", "| --- | --- | --- | --- |"]
+    for i in items:
+        title = f"[{_name(i.title)}]({_link(base_url, i.url)})"
+        if i.error is not None:
+            lines.append(f"| {title} | could not be built | — | {_name(i.error)} |")
+            continue
+        tiers = " › ".join(f"tier {n}: " + ", ".join(_name(x) for x in tier) for n, tier in enumerate(i.tiers or (), 1))
+        issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
+        lines.append(f"| {title} | {tiers or '—'} | {issues} | {_trend_line(i, base_url)} |")
+    return [*lines, ""]
+
+
+def render_summary(
+    items: Sequence[SummaryItem],
+    base_url: str | None,
+    reasons: Sequence[str] = (),
+    *,
+    redact: Callable[[str], str] | None = None,
+) -> str:
+    """The summary, redacted by ``redact`` (when given) and then capped by :func:`cap_summary`."""
     lines = [MARKER, "## evalsite build summary", ""]
+    if reasons:  # first, so a cut never drops why the gate failed
+        lines += ["**The CI gate failed:**", ""] + [f"- {_name(r, in_table=False)}" for r in reasons] + [""]
     comparisons = [i for i in items if i.kind == "comparison"]
     boards = [i for i in items if i.kind == "leaderboard"]
     if comparisons:
-        lines += ["| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | against the previous build |"]
-        lines += ["| --- | --- | --- | --- | --- | --- |"]
-        for i in comparisons:
-            title = f"[{escape_markdown(i.title)}]({_link(base_url, i.url)})"
-            if i.error is not None:
-                lines.append(f"| {title} | could not be built | — | — | — | {escape_markdown(i.error)} |")
-                continue
-            issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
-            lines.append(
-                f"| {title} | {escape_markdown(i.verdict or 'no paired statistics')} | {_signed(i.effect)} | "
-                f"{_bounds(i.lower, i.upper)} | {issues} | {_trend_line(i, base_url)} |"
-            )
-        lines.append("")
+        lines += _comparison_rows(comparisons, base_url)
     if boards:
-        lines += ["| leaderboard | tiers | issues | against the previous build |", "| --- | --- | --- | --- |"]
-        for i in boards:
-            title = f"[{escape_markdown(i.title)}]({_link(base_url, i.url)})"
-            if i.error is not None:
-                lines.append(f"| {title} | could not be built | — | {escape_markdown(i.error)} |")
-                continue
-            tiers = " › ".join(
-                f"tier {n}: " + ", ".join(escape_markdown(x) for x in tier) for n, tier in enumerate(i.tiers or (), 1)
-            )
-            issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
-            lines.append(f"| {title} | {tiers or '—'} | {issues} | {_trend_line(i, base_url)} |")
-        lines.append("")
-    if reasons:
-        lines += ["**The CI gate failed:**", ""] + [f"- {escape_markdown(r)}" for r in reasons] + [""]
+        lines += _leaderboard_rows(boards, base_url)
     if not items:
         lines += ["The site has no comparisons or leaderboards.", ""]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    return cap_summary(redact(text) if redact is not None else text, base_url)
+
+
+def cap_summary(text: str, base_url: str | None, limit: int = SUMMARY_CAP) -> str:
+    """``text`` when its UTF-8 form fits in ``limit`` bytes; else its first whole lines and a notice.
+
+    The notice is a paragraph of its own (a blank line first, so it cannot become a table row).
+    """
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    lines = text.split("\n")
+    where = f"[the site]({_link(base_url, 'index.html')})" if base_url else "the built site's index page"
+    kept: list[str] = []
+    used_bytes = used_chars = 0
+    for line in lines:
+        notice = _notice(len(lines) - len(kept), len(text) - used_chars, where)
+        size = len(line.encode("utf-8")) + 1
+        if used_bytes + size + len(notice.encode("utf-8")) + 2 > limit:
+            break
+        kept.append(line)
+        used_bytes += size
+        used_chars += len(line) + 1
+    notice = _notice(len(lines) - len(kept), len(text) - used_chars, where)
+    return "\n".join([*kept, "", notice, ""])
+
+
+def _notice(lines: int, characters: int, where: str) -> str:
+    return (
+        f"*The summary was cut here to stay within GitHub's comment limit: {lines:,} more line(s) "
+        f"({characters:,} characters) left out. Every entry is on {where}.*"
+    )

@@ -63,7 +63,7 @@ def test_summary_and_trend_page_use_percentage_points(tmp_path: Path, env: None)
     # the comparison's effect: the page's pp, never a bare fraction
     doc = json.loads((tmp_path / "out" / "comparisons" / "a" / "data.json").read_text())
     effect = doc["statistics"]["paired"]["difference"]["interval"] if "statistics" in doc else None
-    row = next(line for line in text.splitlines() if line.startswith("| [Candidate vs baseline]"))
+    row = next(line for line in text.splitlines() if line.startswith("| [`Candidate vs baseline`]"))
     assert " pp |" in row and "0.000" not in row
     if effect is not None:
         assert pp(effect["estimate"]) in row
@@ -127,5 +127,5 @@ def test_summary_says_not_compared_without_empty_numbers() -> None:
         trend,
         "trends/comparisons/a/index.html",
     )
-    row = next(line for line in render_summary([item], None).splitlines() if line.startswith("| [A]"))
+    row = next(line for line in render_summary([item], None).splitlines() if line.startswith("| [`A`]"))
     assert "candidate not compared (1 shared task(s))" in row and "— —" not in row
