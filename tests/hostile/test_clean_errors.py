@@ -56,6 +56,7 @@ def test_unwritable_output_parent_is_a_plain_error(tmp_path: Path, monkeypatch: 
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(tempfile, "mkdtemp", refuse)
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)  # the build's lock file, made before its folder
     with pytest.raises(EvalsiteError, match=r"cannot be written \(Permission denied\)"):
         with staged_site(tmp_path / "out"):
             pass
