@@ -3,15 +3,18 @@
 A name from the evidence can be 70,000 characters long or hold line breaks, terminal escapes or
 GitHub's ``::`` workflow commands.  :func:`say` writes every control, invisible or line-breaking
 character as ``[U+XXXX]`` (``pages/names.py: visible``; tabs and line breaks too, so a name can
-forge no second line) and cuts the text to :data:`LINE_CAP` characters with the cut disclosed
-(``pages/format.py: capped``: how many characters, and the digest of the whole).  The cap leaves
-room for a message that names two or three fields of up to ``FIELD_CAP`` (500) characters each.
+forge no second line), redacts it like every published byte (a CI log is public too), and cuts
+the text to :data:`LINE_CAP` characters with the cut disclosed (``pages/format.py: capped``: how
+many characters, and the digest of the whole).  The cap leaves room for a message that names
+two or three fields of up to ``FIELD_CAP`` (500) characters each.
 """
 
 from __future__ import annotations
 
 import sys
+from functools import lru_cache
 
+from generator.model.redaction import Redactor
 from generator.pages.format import capped
 from generator.pages.names import visible
 
@@ -27,6 +30,12 @@ def shown(text: object) -> str:
     return capped(visible(str(text).translate(_BREAKS)), LINE_CAP)
 
 
-def say(prefix: str, text: object) -> None:
-    """Print ``prefix: text`` on stderr, the text :func:`shown`."""
-    print(f"{prefix}: {shown(text)}", file=sys.stderr)
+def say(prefix: str, text: object, redactor: Redactor | None = None) -> None:
+    """Print ``prefix: text`` on stderr, the text redacted (by the site's rules, else the built-in ones:
+    a CI log is published too) and :func:`shown`."""
+    print(f"{prefix}: {shown((redactor or _default_redactor()).text(str(text)))}", file=sys.stderr)
+
+
+@lru_cache(maxsize=1)
+def _default_redactor() -> Redactor:
+    return Redactor()

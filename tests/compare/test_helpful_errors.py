@@ -57,3 +57,11 @@ def test_fail_on_takes_several_conditions_after_one_option(tmp_path: Path) -> No
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "CONDITION [CONDITION ...]" in _evalsite("build", "--help").stdout
+
+
+def test_a_secret_in_an_error_line_is_redacted() -> None:
+    """Issue 26: a CI log is published too; stderr lines were cut and made visible but not redacted."""
+    token = "ghp_" + "Zq8" * 12
+    result = _compare("experiments/native", token)
+    assert result.returncode == 2
+    assert token not in result.stderr and "[redacted:github-token sha256:" in result.stderr
