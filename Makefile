@@ -3,6 +3,7 @@
 #   make test       lint and type gates, then the whole test suite (unit, site, browser)
 #   make test-fast  the suite without the browser tests, for everyday work
 #   make check      ruff and strict mypy only
+#   make calibrate  measure every error rate generator.stats states (about 4 minutes; --quick: bench/calibrate.py)
 #   make goldens    re-bless the golden files from the reference programs in ../shared
 PY ?= python3
 VENV ?= .venv
@@ -33,6 +34,10 @@ bench: $(TESTING)
 	  $(BIN)/python bench/$$script || failed="$$failed $$script"; \
 	done; \
 	if [ -n "$$failed" ]; then echo "make bench: failed:$$failed" >&2; exit 1; fi
+
+# Simulations of every stated error rate of generator.stats (docs/statistics.md, "Calibration").
+calibrate: $(TESTING)
+	nice -n 10 $(BIN)/python bench/calibrate.py
 
 bench-full: $(TESTING)
 	$(BIN)/python bench/bench_compare.py --full
@@ -66,4 +71,4 @@ $(TESTING): pyproject.toml | $(BIN)/python
 clean:
 	rm -rf _site $(VENV) test-artifacts
 
-.PHONY: site test test-fast check bench bench-full goldens examples clean
+.PHONY: site test test-fast check bench bench-full calibrate goldens examples clean

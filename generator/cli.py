@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Literal, NoReturn
+from typing import Any, Literal, NoReturn
 
 from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
@@ -37,7 +37,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p.add_argument("--candidate-treatment", required=True, metavar="NAME")
     p.add_argument("--baseline", required=True, metavar="DIR", help="baseline experiment directory")
     p.add_argument("--baseline-treatment", required=True, metavar="NAME")
-    formats = ("comet", "inspect", "harbor", "swebench", "auto")
+    formats = ("comet", "inspect", "harbor", "swebench", "records", "auto")
     for side in ("candidate", "baseline"):
         p.add_argument(
             f"--{side}-format",
@@ -45,6 +45,16 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
             default="comet",
             help=f"format of --{side} (default comet; auto detects it when only one format fits)",
         )
+        p.add_argument(
+            f"--{side}-mapping",
+            metavar="FILE",
+            help=f"records: a YAML file with the field mapping of --{side} (fields:, preset:, metric:)",
+        )
+    p.add_argument(
+        "--records-preset",
+        choices=("lm-eval", "promptfoo"),
+        help="records: the preset of each records side without a mapping file",
+    )
     p.add_argument(
         "--pass-threshold",
         type=float,
@@ -101,6 +111,7 @@ def _run_compare(args: argparse.Namespace) -> int:
             pass_threshold=_threshold(args.pass_threshold),
             scorer=args.scorer or None,
             errors_as_failures=bool(args.errors_as_failures),
+            **_records_mappings(args),
         ),
     )
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
@@ -115,6 +126,17 @@ def _run_compare(args: argparse.Namespace) -> int:
     else:
         _print(chunks)
     return 0
+
+
+def _records_mappings(args: argparse.Namespace) -> dict[str, Any]:
+    """Each records side's mapping: its ``--SIDE-mapping`` file, else ``--records-preset``."""
+    from generator.pipelines.records import side_mappings
+
+    return side_mappings(
+        {side: getattr(args, f"{side}_format") for side in ("candidate", "baseline")},
+        {side: getattr(args, f"{side}_mapping") for side in ("candidate", "baseline")},
+        args.records_preset,
+    )
 
 
 def _threshold(value: float) -> float:

@@ -46,10 +46,10 @@ def test_importing_the_package_loads_no_heavy_modules() -> None:
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("index", [0, 1])
+@pytest.mark.parametrize("index", [0, 1, 2])
 def test_docs_api_examples_run(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
-    assert len(blocks) == 2
+    assert len(blocks) == 3
     monkeypatch.chdir(ROOT)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
@@ -59,5 +59,9 @@ def test_docs_api_examples_run(index: int, monkeypatch: pytest.MonkeyPatch) -> N
         assert lines[0].split()[0] in {"candidate better", "candidate", "not"}
         assert lines[0].endswith("pairs")
         assert lines[-1].startswith("error: no NO_SUCH reports found")
-    else:
+    elif index == 1:
         assert re.fullmatch(r"\d+ pages, \d+ files", lines[0])
+    else:
+        assert lines[0].startswith("better +0.")
+        assert lines[1] == "True False None"
+        assert lines[-1] == "[None, None, 'regression', 'regression']"

@@ -1,6 +1,6 @@
 """Input formats a comparison side can be read from, and the options of the importers.
 
-``comet`` is evalsite's own experiment layout; ``inspect``, ``harbor`` and ``swebench`` are
+``comet`` is evalsite's own experiment layout; ``inspect``, ``harbor``, ``swebench`` and ``records`` are
 imported onto the same runs (``generator.model.runs``), so alignment, statistics and pages are
 the same for every format.  How each format maps: ``docs/importers.md``.
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Final, Literal
+
+from generator.model.records import RecordsMapping
 
 __all__ = [
     "DEFAULT_FORMAT",
@@ -22,8 +24,8 @@ __all__ = [
     "ImportOptions",
 ]
 
-Format = Literal["comet", "inspect", "harbor", "swebench"]
-FORMATS: Final[tuple[Format, ...]] = ("comet", "inspect", "harbor", "swebench")
+Format = Literal["comet", "inspect", "harbor", "swebench", "records"]
+FORMATS: Final[tuple[Format, ...]] = ("comet", "inspect", "harbor", "swebench", "records")
 DEFAULT_FORMAT: Final[Format] = "comet"
 
 #: The case hash of a run whose format gives nothing to hash, or whose two sides hash different
@@ -51,6 +53,11 @@ FORMAT_NOTES: Final[dict[str, tuple[str, ...]]] = {
         "One repetition per instance; case hash = SHA-256 of the instance id with the dataset and split when known.",
         "The SWE-bench harness reports no telemetry; a submission's trajectory files (trajs/) give cost and tokens as "
         "reported by the agent.",
+    ),
+    "records": (
+        "One record per run, read through the configured field mapping; repetition = the mapped field, else the "
+        "record's order among the records of its task.",
+        "Case hash = the mapped case-hash field, else not hashed; telemetry is as the records report it.",
     ),
 }
 
@@ -99,6 +106,14 @@ FORMAT_WORDS: Final[dict[str, FormatWords]] = {
         passes="the instance is resolved",
         stdout=False,
     ),
+    "records": FormatWords(
+        name="records file",
+        run="record",
+        identity="the record's mapped case-hash field",
+        matrix=None,
+        passes="its mapped passed field is true, or its score is at or above the threshold",
+        stdout=True,
+    ),
 }
 
 
@@ -109,9 +124,12 @@ class ImportOptions:
     ``pass_threshold``: a numeric (or Inspect ``P`` = 0.5) score passes when it is at least this;
     Harbor rewards likewise.  ``scorer``: which Inspect scorer decides (None = the log's first).
     ``errors_as_failures``: count errored or limit-stopped runs as failures instead of
-    excluding them.
+    excluding them.  ``candidate_records``/``baseline_records``: each side's records mapping
+    (``format: records``; None = the plain defaults).
     """
 
     pass_threshold: float = 1.0
     scorer: str | None = None
     errors_as_failures: bool = False
+    candidate_records: RecordsMapping | None = None
+    baseline_records: RecordsMapping | None = None

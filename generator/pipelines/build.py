@@ -186,7 +186,13 @@ class DefaultCore:
                 rebase_artifacts=entry.rebase_artifacts,
                 candidate_format=entry.candidate.format,
                 baseline_format=entry.baseline.format,
-                import_options=ImportOptions(entry.pass_threshold, entry.scorer, entry.errors_as_failures),
+                import_options=ImportOptions(
+                    entry.pass_threshold,
+                    entry.scorer,
+                    entry.errors_as_failures,
+                    candidate_records=entry.candidate.records,
+                    baseline_records=entry.baseline.records,
+                ),
             )
         )
         trees = [

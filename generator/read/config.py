@@ -18,6 +18,7 @@ Schema (unknown keys are errors)::
         title: str
         candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet
         baseline:  {experiment: DIR, treatment: str, format: FORMAT}   # FORMAT: comet|inspect|harbor|swebench|auto
+                                    # or records, with fields: {field: path}, preset: lm-eval|promptfoo, metric
         tasks: DIR                  # optional
         eval_root: DIR              # optional
         ks: [int >= 1, ...]         # optional, default [1, 2, 3]
@@ -53,7 +54,9 @@ import yaml
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
+from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule
+from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
 
 __all__ = [
@@ -77,8 +80,8 @@ _TOP_KEYS |= {"redact", "transcripts"}  # secret redaction and run pages (docs/t
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
 _COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
 _SIDE_KEYS = {"experiment", "treatment"}
-_SIDE_OPTIONAL = {"format"}
-_SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "auto")
+_SIDE_OPTIONAL = {"format", "fields", "preset", "metric"}  # the last three: format records only
+_SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "records", "auto")
 _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
 _LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
 _SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
@@ -89,7 +92,8 @@ class SideConfig:
     experiment: Path
     treatment: str
     experiment_text: str  # as written in the config, for messages
-    format: str = "comet"  # comet | inspect | harbor | swebench | auto; non-comet inputs may be files
+    format: str = "comet"  # comet | inspect | harbor | swebench | records | auto; non-comet inputs may be files
+    records: RecordsMapping | None = None  # format records: the side's fields/preset/metric
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,7 +256,15 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
     if fmt not in _SIDE_FORMATS:
         raise _fail(f"{where}.format", f"{fmt!r} is not one of {', '.join(_SIDE_FORMATS)}")
     experiment = _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any")
-    return SideConfig(experiment, _text(data["treatment"], f"{where}.treatment"), str(data["experiment"]), fmt)
+    mapping = {key: data[key] for key in ("fields", "preset", "metric") if key in data}
+    if mapping and fmt != "records":
+        raise _fail(where, f"{', '.join(mapping)}: only for format records")
+    try:
+        records = parse_mapping(mapping, where) if fmt == "records" else None
+    except ValueError as error:
+        raise EvalsiteError(f"site config: {error}") from None
+    treatment = _text(data["treatment"], f"{where}.treatment")
+    return SideConfig(experiment, treatment, str(data["experiment"]), fmt, records)
 
 
 def _threshold(value: Any, where: str) -> float:

@@ -20,6 +20,7 @@ from generator.read.comet.experiment import load_experiment, read_run_telemetry
 from generator.read.comet.telemetry import extract_telemetry
 from generator.read.harbor.job import is_harbor_job, load_harbor
 from generator.read.inspect.log import is_inspect_log, load_inspect
+from generator.read.records.reader import load_records
 from generator.read.safe_io import Refusal, read_contained
 from generator.read.swebench.run import is_swebench, load_swebench
 
@@ -63,6 +64,8 @@ def load_side(
         return fmt, load_harbor(side, path, treatment, options)
     if fmt == "swebench":
         return fmt, load_swebench(side, path, treatment, options)
+    if fmt == "records":  # never detected by auto: any JSONL or CSV would fit
+        return fmt, load_records(side, path, treatment, options)
     raise EvalsiteError(f"unknown {side} format {fmt!r} (use one of: {', '.join(FORMATS)}, {AUTO})")
 
 

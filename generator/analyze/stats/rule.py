@@ -80,18 +80,18 @@ class RuleResult:
     alpha: float
 
 
-def _scores(task: str, values: object) -> np.ndarray:
+def _scores(task: str, values: object) -> list[float]:
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise ValueError(f"task {task!r}: scores must be a sequence of numbers in [0, 1]")
     if len(values) > MAX_REPS:
         raise ValueError(f"task {task!r}: more than {MAX_REPS:,} repetitions")
     try:
-        arr = np.asarray([float(v) for v in values], dtype=float)
-    except (TypeError, ValueError):
+        out = [float(v) for v in values]
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"task {task!r}: scores must be numbers in [0, 1]") from None
-    if arr.size and (not np.all(np.isfinite(arr)) or np.any(arr < 0.0) or np.any(arr > 1.0)):
+    if not all(0.0 <= x <= 1.0 for x in out):  # NaN fails the comparison too
         raise ValueError(f"task {task!r}: scores must be numbers in [0, 1]")
-    return arr
+    return out
 
 
 def _check_side(side: object, name: str) -> Mapping[str, Sequence[float]]:
@@ -116,30 +116,30 @@ def paired_scores(candidate: Mapping[str, Sequence[float]], baseline: Mapping[st
     """
     cand, base = _check_side(candidate, "candidate"), _check_side(baseline, "baseline")
     names = sorted(set(cand) & set(base))
-    rows: list[tuple[str, np.ndarray, np.ndarray]] = []
+    rows: list[tuple[str, list[float], list[float]]] = []
     for name in names:
         c, b = _scores(name, cand[name]), _scores(name, base[name])
-        n = min(c.size, b.size)
+        n = min(len(c), len(b))
         if n:
             rows.append((name, c[:n], b[:n]))
     tasks = tuple(name for name, _c, _b in rows)
-    pairs = sum(c.size for _n, c, _b in rows)
-    if all(np.all((c == np.round(c)) & (b == np.round(b))) for _n, c, b in rows):  # pass / fail: (w - l) / r
-        num = np.asarray([int(c.sum() - b.sum()) for _n, c, b in rows], dtype=np.int64)
-        den = np.asarray([c.size for _n, c, _b in rows], dtype=np.int64)
+    pairs = sum(len(c) for _n, c, _b in rows)
+    if all(x in (0.0, 1.0) for _n, c, b in rows for x in (*c, *b)):  # pass / fail: (wins - losses) / reps
+        num = np.asarray([round(sum(c) - sum(b)) for _n, c, b in rows], dtype=np.int64)
+        den = np.asarray([len(c) for _n, c, _b in rows], dtype=np.int64)
         return PairedScores(tasks, num, den, pairs)
     fractions: list[Fraction] = []
     for _n, c, b in rows:
-        parts = [_exact(float(x)) for x in np.concatenate((c, b))]
-        if any(p is None for p in parts):
+        parts = [_exact(x) for x in (*c, *b)]
+        exact = [f for f in parts if f is not None]
+        if len(exact) < len(parts):
             break
-        exact = [p for p in parts if p is not None]
-        fractions.append((sum(exact[: c.size], Fraction(0)) - sum(exact[c.size :], Fraction(0))) / c.size)
+        fractions.append((sum(exact[: len(c)], Fraction(0)) - sum(exact[len(c) :], Fraction(0))) / len(c))
     else:
         num = np.asarray([f.numerator for f in fractions], dtype=np.int64)
         den = np.asarray([f.denominator for f in fractions], dtype=np.int64)
         return PairedScores(tasks, num, den, pairs)
-    d = np.asarray([float(np.mean(c - b)) for _n, c, b in rows])
+    d = np.asarray([(math.fsum(c) - math.fsum(b)) / len(c) for _n, c, b in rows])
     num = np.clip(np.round(d * _QUANTUM), -_QUANTUM, _QUANTUM).astype(np.int64)
     return PairedScores(tasks, num, np.full(num.shape, _QUANTUM, dtype=np.int64), pairs)
 

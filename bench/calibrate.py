@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""Measure every error rate ``generator.stats`` states, by simulation (``make calibrate``).
+
+Model (realistic for agent evaluations): a task's pass rate p_t ~ Beta(1.2, 1.8) (mean 0.4; many
+tasks nearly always or nearly never solved), shared by all systems on a board; each repetition is
+Bernoulli(p_t), independent across systems.  A system better by Delta passes task t with
+p_t + Delta / (1 - 0.4) * (1 - p_t) (worse: p_t * (1 + Delta / 0.4)), so Delta is the task-population
+difference.  Every claim is measured against its nominal value with its Monte Carlo standard error
+(s.e.) and judged PASS when the measured value is within the tolerance allowing two s.e.
+
+    python bench/calibrate.py [--quick] [--seed 25]
+
+Seeded and deterministic: the same seed prints the same table.  Default about 4 minutes on one core;
+``--quick`` about 30 seconds (fewer replications, larger s.e.).  Exit status 1 when a claim fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from generator import stats  # noqa: E402
+from generator.analyze.leaderboard.tiers import greedy_tiers  # noqa: E402
+from generator.analyze.stats.rule import decide, paired_scores  # noqa: E402
+
+A, B = 1.2, 1.8
+MU = A / (A + B)
+Scores = dict[str, list[float]]
+
+
+def pass_rates(rng: np.random.Generator, tasks: int) -> np.ndarray:
+    return rng.beta(A, B, tasks)
+
+
+def shifted(p: np.ndarray, delta: float) -> np.ndarray:
+    return p + delta / (1.0 - MU) * (1.0 - p) if delta >= 0 else p * (1.0 + delta / MU)
+
+
+def runs(rng: np.random.Generator, p: np.ndarray, reps: int, delta: float = 0.0) -> Scores:
+    q = shifted(p, delta)
+    passed = rng.random((p.size, reps)) < q[:, None]
+    return {f"task-{i:04d}": [float(x) for x in row] for i, row in enumerate(passed)}
+
+
+class Table:
+    def __init__(self) -> None:
+        self.rows: list[str] = []
+        self.failed = 0
+
+    def add(
+        self, claim: str, setting: str, nominal: str, value: float, n: int, ok: Callable[[float, float], bool]
+    ) -> None:
+        se = math.sqrt(max(value * (1.0 - value), 0.25 / n) / n)
+        passed = ok(value, se)
+        self.failed += not passed
+        self.rows.append(
+            f"| {claim} | {setting} | {nominal} | {100 * value:.1f}% | {100 * se:.1f} | {n:,} | "
+            f"{'PASS' if passed else 'FAIL'} |"
+        )
+
+    def note(self, claim: str, setting: str, text: str, n: int) -> None:
+        self.rows.append(f"| {claim} | {setting} | - | {text} | - | {n:,} | info |")
+
+
+def at_most(limit: float) -> Callable[[float, float], bool]:
+    return lambda v, se: v - 2 * se <= limit
+
+
+def at_least(limit: float) -> Callable[[float, float], bool]:
+    return lambda v, se: v + 2 * se >= limit
+
+
+def within(target: float, tol: float) -> Callable[[float, float], bool]:
+    return lambda v, se: abs(v - target) <= tol + 2 * se
+
+
+def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
+    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05."""
+    for tasks, reps in ((20, 1), (80, 5), (300, 3)):
+        false, covered = 0, {0.0: 0, 0.05: 0}
+        for _ in range(n):
+            for delta in covered:
+                p = pass_rates(rng, tasks)
+                r = decide(paired_scores(runs(rng, p, reps, delta), runs(rng, p, reps)))
+                if delta == 0.0:
+                    false += r.outcome in (stats.BETTER, stats.WORSE)
+                if r.interval is not None and r.interval[0] <= delta <= r.interval[1]:
+                    covered[delta] += 1
+        size = f"{tasks} x {reps}"
+        table.add("verdict false better/worse", size + ", equal", "<= 5%", false / n, n, at_most(0.05))
+        for delta, count in covered.items():
+            table.add(
+                "95% interval coverage", f"{size}, Delta {delta:+.2f}", "95% +- 2", count / n, n, within(0.95, 0.02)
+            )
+
+
+def power(table: Table, rng: np.random.Generator, n: int) -> None:
+    """Report the MDE from two equal systems; run a new experiment at that true difference."""
+    for tasks, reps in ((20, 1), (80, 1), (80, 5), (300, 3)):
+        hits, used, mdes = 0, 0, []
+        for _ in range(n):
+            p = pass_rates(rng, tasks)
+            mde = stats.compare(runs(rng, p, reps), runs(rng, p, reps)).mde
+            if mde is None or mde >= 1.0 - MU:
+                continue
+            mdes.append(mde)
+            p = pass_rates(rng, tasks)
+            hits += stats.compare(runs(rng, p, reps, mde), runs(rng, p, reps)).outcome == stats.BETTER
+            used += 1
+        setting = f"{tasks} x {reps}, median MDE {100 * float(np.median(mdes)):.1f} pts"
+        table.add(
+            "power at the reported MDE", setting, "80% +- 5", hits / max(used, 1), max(used, 1), within(0.8, 0.05)
+        )
+
+
+def boards(table: Table, rng: np.random.Generator, n: int) -> None:
+    """12 equal systems (family-wise error); 12 equal + one 10 points better (split equal systems)."""
+    tasks, reps = 80, 5
+    for better in (False, True):
+        any_false, split, tier_split = 0, 0, 0
+        for _ in range(n):
+            p = pass_rates(rng, tasks)
+            systems = {f"sys-{k:02d}": runs(rng, p, reps) for k in range(12)}
+            if better:
+                systems["top"] = runs(rng, p, reps, 0.10)
+            b = stats.leaderboard(systems)
+            equal = [s for s in systems if s != "top"]
+            any_false += any(b.distinguishable(x, y) for i, x in enumerate(equal) for y in equal[i + 1 :])
+            split += not frozenset.intersection(*(b.groups[s] for s in equal))
+            ranked = sorted(b.systems, key=lambda s: (-(b.means[s] or 0.0), s))
+            tiers = greedy_tiers(ranked, lambda x, y, board=b: bool(board.distinguishable(x, y)))
+            tier_split += len({i for i, tier in enumerate(tiers) for s in tier if s != "top"}) > 1
+        scenario = "12 equal + 1 better by 10 pts" if better else "12 equal"
+        setting = f"{scenario}, {tasks} x {reps}, Holm"
+        table.add("groups: any equal pair distinguishable", setting, "<= 5%", any_false / n, n, at_most(0.05))
+        table.add("groups: equal systems share no group", setting, "<= 5%", split / n, n, at_most(0.05))
+        table.note("old greedy tiers: equal systems split", setting, f"{100 * tier_split / n:.1f}%", n)
+
+
+def histories(table: Table, rng: np.random.Generator, n: int) -> None:
+    """Unchanged builds (any false flag by 20 and 50 builds); a 15-point drop from build 10."""
+    tasks, reps = 80, 5
+    by20 = by50 = 0
+    for _ in range(n):
+        p = pass_rates(rng, tasks)
+        flags = [s.flag for s in stats.history([runs(rng, p, reps) for _ in range(50)])]
+        by20 += any(flags[:20])
+        by50 += any(flags)
+    setting = f"{tasks} x {reps}, unchanged"
+    table.add("history: any false flag, 20 builds", setting, "<= 5%", by20 / n, n, at_most(0.05))
+    table.add("history: any false flag, 50 builds", setting, "<= 5%", by50 / n, n, at_most(0.05))
+    delays = []
+    for _ in range(n):
+        p = pass_rates(rng, tasks)
+        builds = [runs(rng, p, reps, -0.15 if i >= 10 else 0.0) for i in range(20)]
+        flagged = [s.index for s in stats.history(builds) if s.flag == stats.REGRESSION and s.index >= 10]
+        delays.append(flagged[0] - 9 if flagged else 99)
+    caught = sum(d <= 3 for d in delays) / n
+    setting = f"{tasks} x {reps}, 15-pt drop at build 10, median delay {int(np.median(delays))} build(s)"
+    table.add("history: drop flagged within 3 builds", setting, ">= 90%", caught, n, at_least(0.9))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="about 30 seconds: fewer replications")
+    parser.add_argument("--seed", type=int, default=25)
+    args = parser.parse_args(argv)
+    scale = 8 if args.quick else 1
+    table = Table()
+    started = time.perf_counter()
+    steps: list[tuple[Callable[[Table, np.random.Generator, int], None], int]] = [
+        (verdicts, 1000),
+        (power, 500),
+        (boards, 150),
+        (histories, 300),
+    ]
+    for index, (step, n) in enumerate(steps):
+        step(table, np.random.default_rng([args.seed, index]), max(25, n // scale))
+    print("| claim | setting | nominal | measured | MC s.e. (pts) | replications | result |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    print("\n".join(table.rows))
+    print(
+        f"\nmodel: p_t ~ Beta({A}, {B}), Bernoulli repetitions; seed {args.seed}; "
+        f"{'quick' if args.quick else 'default'} run; PASS = within tolerance allowing 2 s.e.; "
+        f"{time.perf_counter() - started:.0f} s"
+    )
+    if table.failed:
+        print(f"calibrate: {table.failed} claim(s) FAIL", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

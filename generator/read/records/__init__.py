@@ -1,0 +1,1 @@
+"""The generic records format (``format: records``): JSONL, CSV or JSON records through a field mapping."""
