@@ -46,6 +46,8 @@ _MAX_DENOMINATOR = 1_000
 #: Other real scores are rounded to multiples of 2^-20 (the sign-flip test then runs by Monte Carlo).
 _QUANTUM = 2**20
 _DRAWS = 4_000
+_FEW_VALUES = 64
+_INDEX_BUDGET = 600_000
 
 BETTER = "better"
 WORSE = "worse"
@@ -188,9 +190,15 @@ def _thresholds(e: np.ndarray, alpha: float, cc: float, rng: np.random.Generator
     """Per resample of the tasks, the smallest shift of the mean the rule calls better (and worse)."""
     T = e.size
     values, freq = np.unique(e, return_counts=True)
-    counts = rng.multinomial(T, freq / T, size=_DRAWS).astype(float)  # a bootstrap of tasks, by value
-    m = counts @ values / T
-    s2 = np.maximum(counts @ (values * values) - T * m * m, 0.0) / (T - 1)
+    if values.size <= _FEW_VALUES:  # a bootstrap of tasks, by value (pass/fail scores: few distinct values)
+        counts = rng.multinomial(T, freq / T, size=_DRAWS).astype(float)
+        m = counts @ values / T
+        sum_sq = counts @ (values * values)
+    else:  # a bootstrap of tasks, by index
+        sample = e[rng.integers(0, T, size=(max(1_000, min(_DRAWS, _INDEX_BUDGET // T)), T))]
+        m = sample.mean(axis=1)
+        sum_sq = np.einsum("ij,ij->i", sample, sample)
+    s2 = np.maximum(sum_sq - T * m * m, 0.0) / (T - 1)
     t_crit = float(stats.t.ppf(1.0 - alpha / 2.0, T - 1))
     x_t = t_crit * np.sqrt(s2 / T)  # interval: |mean| > t sd / sqrt(T)
     # sign-flip, normal form with continuity correction: T x - cc > z sqrt((T-1) s^2 + T x^2)
@@ -207,15 +215,15 @@ def minimum_detectable_difference(scores: PairedScores, *, alpha: float = 0.05, 
 
     Method (deterministic: the seed is a hash of the data): the observed per-task differences are
     centred (and scaled by sqrt(T / (T - 1)), so that resamples keep the sample variance), tasks are
-    resampled with replacement (4,000 bootstrap draws of the task population) and every resample is
-    shifted by a candidate effect delta. A shift leaves the spread unchanged, so for each resample the
-    smallest delta the rule rejects at is found in closed form for both conditions: the t interval
-    (Student t, T - 1 df) and the sign-flip test, whose randomisation distribution is taken in its
-    normal form with variance sum d_t^2 and a continuity correction of half its lattice step (the
-    discreteness of few tasks and few repetitions). The MDE is the ``power`` quantile of those
-    thresholds, the larger of the two directions. ``None`` when fewer than two tasks are shared, when
-    the sign-flip test cannot reach ``alpha`` with this many tasks (2^(1-T) >= alpha), or when no
-    difference up to 1 is detected with that probability.
+    resampled with replacement (4,000 bootstrap draws of the task population; at least 1,000 for many
+    distinct real-valued differences) and every resample is shifted by a candidate effect delta. A shift
+    leaves the spread unchanged, so for each resample the smallest delta the rule rejects at is found in
+    closed form for both conditions: the t interval (Student t, T - 1 df) and the sign-flip test, whose
+    randomisation distribution is taken in its normal form with variance sum d_t^2 and a continuity
+    correction of half its lattice step (the discreteness of few tasks and few repetitions). The MDE is
+    the ``power`` quantile of those thresholds, the larger of the two directions. ``None`` when fewer
+    than two tasks are shared, when the sign-flip test cannot reach ``alpha`` with this many tasks
+    (2^(1-T) >= alpha), or when no difference up to 1 is detected with that probability.
     ``make calibrate`` measures the power actually reached at this MDE.
     """
     if not 0.0 < power < 1.0:
