@@ -140,6 +140,16 @@ def test_repetition_by_order_and_score_threshold(tmp_path: Path) -> None:
     assert experiment.records[0].report["reported_telemetry"] is None  # nothing reported: no telemetry
 
 
+def test_transcript_paths_stay_inside_the_records_folder(tmp_path: Path) -> None:
+    rows = [("a", "logs/a.txt"), ("b", "/etc/passwd"), ("c", "../outside.txt"), ("d", "C:/x.txt"), ("e", 7)]
+    (tmp_path / "runs.jsonl").write_text(
+        "".join(json.dumps({"task": t, "passed": True, "transcript": p}) + "\n" for t, p in rows)
+    )
+    experiment = load_records("candidate", tmp_path / "runs.jsonl", "x", ImportOptions())
+    assert [r.report["agent_stdout"] for r in experiment.records] == ["logs/a.txt", None, None, None, None]
+    assert experiment.root == tmp_path.resolve()  # a relative transcript is read from here, through safe_io
+
+
 # --------------------------------------------------------------------------- presets
 
 

@@ -165,9 +165,10 @@ def _step(value: Any, key: str) -> tuple[bool, Any]:
 
 def path_value(record: Mapping[str, Any], path: str) -> Any:
     """The value at one dotted path of a record, or None."""
-    if path in record:
-        return record[path]
-    value: Any = record
+    value: Any = record.get(path)
+    if value is not None or "." not in path or path in record:
+        return value
+    value = record
     for key in path.split("."):
         found, value = _step(value, key)
         if not found:
