@@ -265,7 +265,7 @@ def test_bad_csv_rows_are_disclosed(tmp_path: Path) -> None:
     experiment = load_records("baseline", tmp_path / "runs.csv", "x", ImportOptions())
     assert [(r.task, r.report["passed"]) for r in experiment.records] == [("ok", True)]
     skipped = _skipped(experiment)
-    assert skipped["runs.csv:3"] == "line 3 has 1 cells where the header has 2"
+    assert skipped["runs.csv:3"] == "line 3 has 1 cell where the header has 2"
     assert skipped["runs.csv:4"] == "line 4 is not valid UTF-8"
     assert skipped["runs.csv:5"].startswith("line 5 is not valid CSV")
     (tmp_path / "twice.csv").write_text("task,task\na,b\n")

@@ -76,7 +76,7 @@ def _csv(data: bytes) -> Iterator[Found]:
         if _undecodable(row):
             yield where, "is not valid UTF-8"
         elif len(row) != len(header):
-            yield where, f"has {len(row)} cells where the header has {len(header)}"
+            yield where, f"has {len(row)} cell{'' if len(row) == 1 else 's'} where the header has {len(header)}"
         else:
             yield where, dict(zip(header, row, strict=True))
 
