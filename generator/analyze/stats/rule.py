@@ -82,7 +82,8 @@ class RuleResult:
     alpha: float
 
 
-def _scores(task: str, values: object) -> list[float]:
+def _scores(name: str, values: object) -> list[float]:
+    task = name if len(name) <= 60 else name[:57] + "..."  # messages stay short (repr keeps them one line)
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
         raise ValueError(f"task {task!r}: scores must be a sequence of numbers in [0, 1]")
     if len(values) > MAX_REPS:
