@@ -15,11 +15,14 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any, Literal, NoReturn
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
 from generator.model.version import __version__
+
+if TYPE_CHECKING:
+    from generator.model.redaction import Redactor
 
 _KS_TEXT = ",".join(str(k) for k in DEFAULT_KS)
 
@@ -355,7 +358,7 @@ def _run_build(args: argparse.Namespace) -> int:
         config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on, history_options=options
     )
     for warning in report.warnings:
-        _say("warning", warning)
+        _say("warning", warning, config.redactor)
     if report.redacted:
         kinds = ", ".join(f"{count} {kind}" for kind, count in report.redacted.items())
         print(f"redacted {sum(report.redacted.values())} value(s): {kinds}", file=sys.stderr)
@@ -370,15 +373,15 @@ def _run_build(args: argparse.Namespace) -> int:
         results_already_written=True,
     )
     for reason in report.gate:
-        _say("fail", reason)
+        _say("fail", reason, config.redactor)
     return 1 if report.gate else 0
 
 
-def _say(prefix: str, text: object) -> None:
-    """A stderr line that may carry untrusted text: cut and made visible (issue 26)."""
+def _say(prefix: str, text: object, redactor: Redactor | None = None) -> None:
+    """A stderr line that may carry untrusted text: redacted, cut and made visible (issue 26)."""
     from generator.pipelines.stderr_lines import say
 
-    say(prefix, text)
+    say(prefix, text, redactor)
 
 
 def build_parser() -> argparse.ArgumentParser:
