@@ -45,6 +45,7 @@ Schema (unknown keys are errors)::
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
 from generator.model.records import RecordsMapping
-from generator.model.redaction import RedactionRule, Redactor, check_rule
+from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
 
@@ -401,12 +402,13 @@ def _base_url(value: Any) -> str | None:
 
 
 def _redactor(value: Any) -> Redactor:
-    """``redact:`` true (the default), false (written out to turn it off), or ``{patterns: [...]}``."""
+    """``redact:`` true (the default), false (written out to turn it off), or a mapping of ``patterns``
+    (extra rules), ``disable`` (rule ids switched off) and ``allow`` (regexes a whole secret may match)."""
     if value is None or value is True:
         return Redactor()
     if value is False:
         return Redactor(enabled=False)
-    data = _keys(value, {"patterns"}, set(), "redact")
+    data = _keys(value, {"patterns", "disable", "allow"}, set(), "redact")
     rules: list[RedactionRule] = []
     for index, item in enumerate(_list(data.get("patterns"), "redact patterns")):
         where = f"redact patterns[{index}]"
@@ -415,7 +417,26 @@ def _redactor(value: Any) -> Redactor:
             rules.append(check_rule(pattern["kind"], pattern["regex"]))
         except ValueError as error:
             raise _fail(where, str(error)) from None
-    return Redactor(extra=tuple(rules))
+    known = rule_ids()
+    disable = tuple(
+        _text(item, f"redact disable[{i}]", max_len=100)
+        for i, item in enumerate(_list(data.get("disable"), "redact disable"))
+    )
+    for index, rule_id in enumerate(disable):
+        if rule_id not in known:
+            raise _fail(f"redact disable[{index}]", f"unknown rule id {rule_id!r}")
+    allow = tuple(
+        _text(item, f"redact allow[{i}]", max_len=2000)
+        for i, item in enumerate(_list(data.get("allow"), "redact allow"))
+    )
+    if len(disable) > 500 or len(allow) > 500:
+        raise _fail("redact", "disable and allow hold at most 500 entries each")
+    for index, regex in enumerate(allow):
+        try:
+            re.compile(regex)
+        except re.error as error:
+            raise _fail(f"redact allow[{index}]", f"invalid regex ({error})") from None
+    return Redactor(extra=tuple(rules), disable=disable, allow=allow)
 
 
 def parse_config(data: Any, base_dir: Path) -> SiteConfig:

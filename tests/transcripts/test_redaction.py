@@ -101,11 +101,18 @@ def test_config_patterns_and_errors(tmp_path: Path) -> None:
     assert config.redactor.text("x itk_0123abcd y") == "x " + marker("internal-token", "itk_0123abcd") + " y"
     assert not parse_config({"title": "t", "redact": False}, tmp_path).redactor.enabled
     assert parse_config({"title": "t"}, tmp_path).redactor.enabled
+    tuning = {"disable": ["env-secret", "generic-api-key"], "allow": ["ghp_x+"]}
+    tuned = parse_config({"title": "t", "redact": tuning}, tmp_path).redactor
+    assert tuned.text("export SERVICE_TOKEN=tok-7f3a9c1e5b") == "export SERVICE_TOKEN=tok-7f3a9c1e5b"
+    assert tuned.text("GH " + CASES[2][2]) != "GH " + CASES[2][2]
     for bad, words in (
         ({"patterns": [{"kind": "x", "regex": "("}]}, "invalid regex"),
         ({"patterns": [{"kind": "Bad Kind", "regex": "a"}]}, "kind"),
         ({"patterns": [{"kind": "x", "regex": "a*"}]}, "empty string"),
         ({"pattern": []}, "unknown key"),
+        ({"disable": ["no-such-rule"]}, "unknown rule id"),
+        ({"allow": ["("]}, "invalid regex"),
+        ({"allow": "x"}, "must be a list"),
         ("no", "must be a mapping"),
     ):
         with pytest.raises(EvalsiteError, match=words):
@@ -115,7 +122,14 @@ def test_config_patterns_and_errors(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- a built site
 
 _ONE_LINE = " ".join(template.format(secret) for _kind, template, secret in CASES)
-_ALL = _ONE_LINE + "\n" + PEM
+# Issue 26: the new kinds and the evasions (escapes, %XX, a zero-width space, a line break inside a
+# token, an İ elsewhere), planted with the old ones: so in task names, report fields and transcripts.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "redaction"))
+from corpus import EVASIONS, SECRETS  # noqa: E402
+
+_NEW_PLANTS = [(kind, text, secret) for kind, text, secret in SECRETS[::2] + EVASIONS if kind != "private-key"]
+_NEW = "\n".join(text for _kind, text, _secret in _NEW_PLANTS)
+_ALL = _ONE_LINE + "\n" + PEM + "\n" + _NEW
 
 
 def _planted(text: str, payload: str) -> str:
@@ -150,6 +164,10 @@ def test_no_byte_of_the_built_site_holds_a_planted_secret(tmp_path: Path) -> Non
     joined = "\n".join(texts)
     for _kind, _template, secret in CASES:
         assert secret not in joined, secret
+    for kind, _text, secret in _NEW_PLANTS:
+        assert secret not in joined, kind
+    paths = "\n".join(p.as_posix() for p in sorted(_out.rglob("*")))
+    assert not [kind for kind, _t, secret in _NEW_PLANTS if secret in paths]
     assert PEM_BODY not in joined
     kinds = {found.group(1) for found in MARKER_RE.finditer(joined)}
     assert {kind for kind, _t, _s in CASES} | {"private-key"} <= kinds
@@ -184,7 +202,7 @@ def test_no_planted_secret_survives_in_transcripts_and_reports(tmp_path: Path) -
     raw.write_bytes(raw.read_bytes() + stream)
     report = next(p for p in sorted((native / "reports").glob("*.json")) if raw.name.split("_COMET")[0] in p.name)
     data = json.loads(report.read_text(encoding="utf-8"))
-    data["checks_failed"] = [_ONE_LINE, PEM]
+    data["checks_failed"] = [_ONE_LINE, PEM, _NEW]
     data["passed"] = False
     report.write_text(json.dumps(data), encoding="utf-8")
     out = tmp_path / "site"
@@ -193,6 +211,8 @@ def test_no_planted_secret_survives_in_transcripts_and_reports(tmp_path: Path) -
     joined = "\n".join(texts)
     for _kind, _template, secret in CASES:
         assert secret not in joined, secret
+    for kind, _text, secret in _NEW_PLANTS:
+        assert secret not in joined, kind
     assert PEM_BODY not in joined
     runs = "\n".join(p.read_text(encoding="utf-8") for p in sorted(out.rglob("*.html")) if "/runs/" in p.as_posix())
     kinds = {found.group(1) for found in MARKER_RE.finditer(runs)}
@@ -206,21 +226,17 @@ _ODD = st.sampled_from(["", "\u0130", "\u0131", "\u017f", "\u212a"])  # letters 
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=40), _SECRETS, st.text(max_size=40), _ODD)
 def test_the_fast_prefilter_never_hides_a_secret(before: str, planted: str, after: str, odd: str) -> None:
-    """The literal prefilter only skips texts no rule can match: with and without it, the same output."""
-    from generator.model import redaction
-
+    """The keyword prefilter only skips texts no rule can match: with and without it, the same output."""
     text = before + odd + " " + planted.replace("s", odd or "s", 1) + " " + after
     full = Redactor()._spans(text)  # every rule, no prefilter
     if full:
-        assert redaction._may_hold_secret(text)
+        assert Redactor().may_hold_secret(text)
     assert Redactor().redact(planted).found  # every planted kind still found
 
 
 def test_prefilter_skips_ordinary_page_text() -> None:
-    from generator.model import redaction
-
-    for text in ("task-0042 passed 3 of 5 runs", "pass@1 48.3 pp [-2.1, +9.0]", "mask-r1 ask-me", "Duration 12 s"):
-        assert not redaction._may_hold_secret(text)
+    for text in ("3 of 5 runs", "48.3 pp [-2.1, +9.0]", "mean 0.42 in 9 runs", "Duration 12 s"):
+        assert not Redactor().may_hold_secret(text)
 
 
 # --------------------------------------------------------------------------- a secret cut in half by a cap
