@@ -279,8 +279,9 @@ class LedgerEntry:
 class LedgerProblem:
     """Something that makes a ledger unsound.
 
-    ``kind`` is one of ``not_utf8``, ``not_json``, ``torn_tail``, ``invalid``,
-    ``duplicate_id``, ``duplicate_run``, ``bad_rerun``.  ``message`` is one
+    ``kind`` is one of ``not_utf8``, ``not_json``, ``torn_tail``, ``too_long``
+    (a line longer than a receipt can be), ``invalid``, ``duplicate_id``,
+    ``duplicate_run``, ``bad_rerun``.  ``message`` is one
     line without paths; ``line`` is 1-based; ``other_line`` names the earlier
     line a duplicate repeats.
     """

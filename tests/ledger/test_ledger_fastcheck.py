@@ -4,7 +4,8 @@
   only receipts ``check_receipt`` accepts, and its bytes are ``canonical_text(...)``'s.
 * ``LedgerChecker`` (streamed, fast path first) finds the same problems, in the same order with the
   same messages, and the same ``ledger1:`` digest as the full validator run line by line.
-* ``stream_ledger_file`` reads what ``read_ledger_file`` reads (lines, problems, torn tail), and
+* ``stream_ledger_file`` reads what ``read_ledger_file`` reads (lines, problems, torn tail; "\r" line
+  ends too, without reading the ledger again), and
   ``summarize_ledger``/``verify_ledger`` (streamed, slim receipts) give the summary, the extended
   summary and the report of the whole-ledger path.
 """
@@ -32,7 +33,7 @@ from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
 from generator.model.ledger import LedgerDataError, LedgerEntry, LedgerProblem
 from generator.pipelines import ledger as pipeline
-from generator.read.ledger.reader import read_ledger_file, stream_ledger_file
+from generator.read.ledger.reader import LedgerRead, parse_ledger_bytes, read_ledger_file, stream_ledger_file
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
 
 RAW = make_campaign(
@@ -272,6 +273,8 @@ def _write(path: Path, receipts: list[Any], tail: bytes = b"") -> Path:
         b'{"a":NaN}\n',
         b'{"n":12345678901234567890}\n',
         b" ",
+        b'\r{"a":1}\r\n\r',
+        b'{"a":1}\r',
     ],
 )
 @pytest.mark.parametrize("chunk", [7, 1 << 20])
@@ -293,14 +296,16 @@ def test_stream_reads_what_the_whole_read_reads(tmp_path: Path, monkeypatch: Any
     )
 
 
-def test_carriage_returns_restart_on_the_general_splitter(tmp_path: Path) -> None:
+def test_carriage_returns_are_streamed_without_a_second_read(tmp_path: Path) -> None:
     path = tmp_path / "l.jsonl"
-    path.write_bytes(b"\r\n".join(canonical_text(item).encode() for item in SEEDS[:3]) + b"\r\n")
+    data = b"\r\n".join(canonical_text(item).encode() for item in SEEDS[:3]) + b"\r\n"
+    path.write_bytes(data)
     resets: list[int] = []
     streamed = stream_ledger_file(path, LedgerEntry, reset=lambda: resets.append(1))
-    whole = read_ledger_file(path)
-    assert resets == [1]
-    assert streamed == whole
+    entries, problems, torn, count = parse_ledger_bytes(data)
+    assert resets == []
+    assert streamed == LedgerRead(True, len(data), tuple(entries), tuple(problems), torn, count)
+    assert count == 3 and len(entries) == 3
 
 
 def _ledger(tmp_path: Path, receipts: list[Any]) -> tuple[Path, Path]:

@@ -28,6 +28,7 @@ from generator.model.errors import EvalsiteError
 
 __all__ = [
     "LEDGER_SIZE_CAP",
+    "LINE_END",
     "LONG_DIGIT_RUN",
     "LedgerLock",
     "NonFiniteNumber",
@@ -44,7 +45,8 @@ __all__ = [
     "split_lines",
 ]
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
+#: A line end: ``\r\n``, a lone ``\r`` or ``\n`` (Python's text mode; ``\u2028`` and friends are not).
+LINE_END = re.compile(rb"\r\n|\r|\n")
 # Side files are never followed through a link; a FIFO or device planted there never blocks.
 _LOCK_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
@@ -193,7 +195,7 @@ class RawLine:
 def split_lines(data: bytes, first_number: int = 1, base_offset: int = 0) -> Iterator[RawLine]:
     position = 0
     number = first_number
-    for match in _LINE_END.finditer(data):
+    for match in LINE_END.finditer(data):
         yield RawLine(number, base_offset + position, data[position : match.start()], True, base_offset + match.end())
         position = match.end()
         number += 1

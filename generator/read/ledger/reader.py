@@ -11,8 +11,9 @@ duplicates) run in ``generator.analyze.ledger`` and ``generator.pipelines.ledger
     ``RECEIPT_SIZE_CAP``, ``LEDGER_SIZE_CAP``).
 
 ``read_ledger_file(path, *, lock="existing") -> LedgerRead``
-    Reads a JSONL ledger leniently.  Data problems never raise: unreadable lines and a torn
-    (unterminated) last line come back as :class:`LedgerProblem` values for the site to display.
+    Reads a JSONL ledger leniently, streamed in chunks.  Data problems never raise: unreadable
+    lines, lines longer than ``LINE_CAP`` (never held whole) and a torn (unterminated) last line
+    come back as :class:`LedgerProblem` values for the site to display.
     A missing file is an empty ledger.  Only an unreadable input (a folder, no permission, an I/O
     error) raises :class:`EvalsiteError`.
 
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,19 +40,18 @@ from generator.model.errors import EvalsiteError
 from generator.model.ledger import LedgerCheck, LedgerEntry, LedgerProblem
 from generator.read.ledger.files import (
     LEDGER_SIZE_CAP,
+    LINE_END,
     LONG_DIGIT_RUN,
     LedgerLock,
     NonFiniteNumber,
     gc_paused,
     has_long_digit_run,
     lock_path_for,
-    long_digit_lines,
     mark_digits,
     parse_line,
     parse_line_stdlib,
     resolve_ledger,
     size_text,
-    split_lines,
 )
 from generator.read.safe_io import Refusal, open_regular
 
@@ -179,74 +179,17 @@ def parse_json_document(data: bytes, label: str) -> Any:
         raise EvalsiteError(f"could not read {label} ({exc})") from exc
 
 
-def _text_lines(data: bytes) -> Iterator[tuple[int, int, int, str | None, bool]]:
-    """(number, byte offset, byte length, text or None when not UTF-8, terminated) per physical line."""
-    if b"\r" not in data:
-        try:
-            whole = data.decode("utf-8")
-        except UnicodeDecodeError:
-            whole = None
-        if whole is not None:
-            # Fast path for the usual "\n"-only, valid UTF-8 ledger.  Offsets are
-            # only needed for an unterminated last line.
-            pieces = whole.split("\n")
-            for number, piece in enumerate(pieces[:-1], 1):
-                yield number, -1, -1, piece, True
-            if pieces[-1]:
-                size = len(pieces[-1].encode("utf-8"))
-                yield len(pieces), len(data) - size, size, pieces[-1], False
-            return
-    for raw in split_lines(data):
-        try:
-            text: str | None = raw.content.decode("utf-8")
-        except UnicodeDecodeError:
-            text = None
-        yield raw.number, raw.start, len(raw.content), text, raw.terminated
-
-
 def parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProblem], TornTail | None, int]:
-    """Split and parse ledger bytes: entries, line problems, torn tail, number of lines."""
+    """Split and parse ledger bytes: entries, line problems, torn tail, number of lines.
+
+    The bytes go through the streaming reader a chunk at a time (:class:`_Lines`), so both paths
+    follow one set of rules and a line past :data:`LINE_CAP` is never copied or decoded whole.
+    """
+    step = STREAM_CHUNK
+    chunks = (data[at : at + step] for at in range(0, len(data), step))
     with gc_paused():
-        return _parse_ledger_bytes(data)
-
-
-def _parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProblem], TornTail | None, int]:
-    entries: list[LedgerEntry] = []
-    problems: list[LedgerProblem] = []
-    torn: TornTail | None = None
-    count = 0
-    # Lines holding 19 digits in a row, found in one pass over the ledger (only "\n"-ended lines
-    # are numbered that way; other ledgers are checked line by line)
-    flagged = long_digit_lines(data) if b"\r" not in data else None
-    for number, start, size, text, terminated in _text_lines(data):
-        count = number
-        if text is None:
-            problems.append(LedgerProblem("not_utf8", number, f"benchmark ledger line {number} is not UTF-8"))
-            if not terminated:
-                torn = TornTail(number, start, size, False)
-            continue
-        if not text.strip():
-            continue
-        try:
-            value = parse_line(text, digits_checked=flagged is not None and number not in flagged)
-        except ValueError:
-            if terminated:
-                problems.append(LedgerProblem("not_json", number, f"benchmark ledger line {number} is not JSON"))
-            else:
-                torn = TornTail(number, start, size, False)
-                problems.append(
-                    LedgerProblem(
-                        "torn_tail",
-                        number,
-                        f"benchmark ledger line {number} is not JSON (a torn write with no trailing newline; "
-                        "'evalsite ledger repair' sets it aside, keeping a backup)",
-                    )
-                )
-            continue
-        if not terminated:
-            torn = TornTail(number, start, size, True)
-        entries.append(LedgerEntry(number, value))
-    return entries, problems, torn, count
+        read = _stream(chunks, LedgerEntry, lambda: False, None)
+    return list(read.entries), list(read.problems), read.torn_tail, read.line_count
 
 
 def _read_bytes(path: str) -> bytes | None:
@@ -281,18 +224,22 @@ def read_ledger_bytes(path: str | os.PathLike[str], *, lock: str = "existing") -
 
 
 def read_ledger_file(path: str | os.PathLike[str], *, lock: str = "existing") -> LedgerRead:
-    """Read and parse a ledger leniently (no receipt checks); see the module docstring."""
-    data = read_ledger_bytes(path, lock=lock)
-    if data is None:
-        return LedgerRead(False, 0, (), (), None, 0)
-    entries, problems, torn, count = parse_ledger_bytes(data)
-    return LedgerRead(True, len(data), tuple(entries), tuple(problems), torn, count)
+    """Read and parse a ledger leniently (no receipt checks); see the module docstring.
+
+    The file is streamed (:func:`stream_ledger_file`): memory holds the parsed lines, never the
+    file's bytes whole.
+    """
+    return stream_ledger_file(path, LedgerEntry, lock=lock)
 
 
 # --------------------------------------------------------------------------- streaming
 
 #: Bytes read per step when streaming a ledger (memory stays flat in the ledger's size).
 STREAM_CHUNK = 1 << 20
+#: A line longer than this is no receipt (the receipt limit; ``ledger append`` reads no larger one):
+#: it is never held whole -- only its length is counted -- and it is reported as too long, or as the
+#: torn tail.
+LINE_CAP = RECEIPT_SIZE_CAP
 
 #: ``consume(line, value)`` -> the entry to keep for that line (see :func:`stream_ledger_file`).
 Consume = Callable[[int, Any], LedgerEntry]
@@ -301,7 +248,147 @@ ConsumeRaw = Callable[[int, bytes], "LedgerEntry | None"]
 
 
 class _Restart(Exception):
-    """The streamed bytes cannot be read line by line here (a "\r" line end), or must be re-read under the lock."""
+    """An unterminated last line was read without the lock while an appender appeared: read again under it."""
+
+
+def _torn_problem(number: int) -> LedgerProblem:
+    return LedgerProblem(
+        "torn_tail",
+        number,
+        f"benchmark ledger line {number} is not JSON (a torn write with no trailing newline; "
+        "'evalsite ledger repair' sets it aside, keeping a backup)",
+    )
+
+
+class _Lines:
+    """The ledger's lines, parsed as its bytes arrive a chunk at a time (:meth:`feed`, :meth:`finish`).
+
+    Lines end as :func:`split_lines` ends them (``\n``, ``\r\n``, a lone ``\r``; a ``\r\n``
+    split between two chunks is one line end), with its numbers and offsets.  A line is held only
+    while it is at most :data:`LINE_CAP` bytes long; past that only its length is counted, and it
+    becomes a ``too_long`` problem, or the torn tail when it is the unterminated last line.  So
+    memory never holds more than one chunk and one line of at most the cap.
+    """
+
+    def __init__(self, consume: Consume, decide: ConsumeRaw | None) -> None:
+        self.consume = consume
+        self.decide = decide
+        self.entries: list[LedgerEntry] = []
+        self.problems: list[LedgerProblem] = []
+        self.torn: TornTail | None = None
+        self.number = 0  # lines begun so far
+        self.base = 0  # offset of the next chunk's first byte
+        self.pieces: list[bytes] | None = []  # the carried line's bytes so far (None: too long to hold)
+        self.length = 0  # the carried line's length so far (0: no line carried)
+        self.after_cr = False  # the last chunk ended with "\r": a "\n" first in the next one ends that line
+
+    def feed(self, chunk: bytes) -> None:
+        position = 1 if self.after_cr and chunk[:1] == b"\n" else 0
+        crs = b"\r" in chunk
+        if self.length:
+            match = LINE_END.search(chunk, position) if crs else None
+            end = match.start() if match is not None else -1 if crs else chunk.find(b"\n", position)
+            self._hold(chunk, position, len(chunk) if end < 0 else end)
+            if end >= 0:
+                self._carried(terminated=True)
+                position = match.end() if match is not None else end + 1
+        if not self.length:
+            self._complete_lines(chunk, position, crs)
+        self.base += len(chunk)
+        self.after_cr = chunk[-1:] == b"\r"  # a "\r" last in a chunk always ends a line
+
+    def finish(self) -> None:
+        if self.length:
+            self._carried(terminated=False)
+
+    def _hold(self, chunk: bytes, start: int, stop: int) -> None:
+        if stop == start:
+            return
+        self.length += stop - start
+        if self.pieces is not None:
+            if self.length > LINE_CAP:
+                self.pieces = None  # too long to be a receipt: only its length is kept
+            else:
+                self.pieces.append(chunk if start == 0 and stop == len(chunk) else chunk[start:stop])
+
+    def _carried(self, *, terminated: bool) -> None:
+        """The line carried over from earlier chunks, now complete (or the unterminated last line)."""
+        self.number += 1
+        pieces, length = self.pieces, self.length
+        self.pieces, self.length = [], 0
+        start = self.base - length if not terminated else -1
+        if pieces is None:
+            if terminated:
+                self._too_long(length)
+            else:
+                self.torn = TornTail(self.number, start, length, False)
+                self.problems.append(_torn_problem(self.number))
+            return
+        content = b"".join(pieces)
+        del pieces
+        decided = self.decide(self.number, content) if self.decide is not None and terminated else None
+        if decided is not None:
+            self.entries.append(decided)
+        else:
+            self._line(content, start, terminated, not has_long_digit_run(content))
+
+    def _too_long(self, length: int) -> None:
+        number = self.number
+        message = f"benchmark ledger line {number} is longer than {size_text(LINE_CAP)} ({length} bytes); not a receipt"
+        self.problems.append(LedgerProblem("too_long", number, message))
+
+    def _complete_lines(self, chunk: bytes, position: int, crs: bool) -> None:
+        """Every line that ends in ``chunk`` from ``position`` (a line start); the rest is carried."""
+        decide, cap, entries = self.decide, LINE_CAP, self.entries
+        # one pass per chunk finds the lines with 19 digits in a row (when ``decide`` leaves most
+        # lines to be parsed; otherwise each parsed line is checked on its own)
+        marked = mark_digits(chunk) if decide is None else None
+        ends = (match.span() for match in LINE_END.finditer(chunk, position)) if crs else None
+        end, after = next(ends, (-1, -1)) if ends is not None else (chunk.find(b"\n", position), 0)
+        while end >= 0:
+            self.number += 1
+            if end - position > cap:
+                self._too_long(end - position)
+            else:
+                content = chunk[position:end]
+                decided = decide(self.number, content) if decide is not None else None
+                if decided is not None:
+                    entries.append(decided)
+                elif marked is not None:
+                    self._line(content, -1, True, marked.find(LONG_DIGIT_RUN, position, end) < 0)
+                else:
+                    self._line(content, -1, True, not has_long_digit_run(content))
+            if ends is not None:
+                position = after
+                end, after = next(ends, (-1, -1))
+            else:
+                position = end + 1
+                end = chunk.find(b"\n", position)
+        self._hold(chunk, position, len(chunk))
+
+    def _line(self, raw: bytes, start: int, terminated: bool, digits_checked: bool) -> None:
+        number = self.number
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            self.problems.append(LedgerProblem("not_utf8", number, f"benchmark ledger line {number} is not UTF-8"))
+            if not terminated:
+                self.torn = TornTail(number, start, len(raw), False)
+            return
+        if not text.strip():
+            return
+        try:
+            value = parse_line(text, digits_checked=digits_checked)
+        except ValueError:
+            if terminated:
+                self.problems.append(LedgerProblem("not_json", number, f"benchmark ledger line {number} is not JSON"))
+            else:
+                self.torn = TornTail(number, start, len(raw), False)
+                self.problems.append(_torn_problem(number))
+            return
+        if not terminated:
+            self.torn = TornTail(number, start, len(raw), True)
+        self.entries.append(self.consume(number, value))
 
 
 def _stream_open(real: str) -> tuple[Any, int] | None:
@@ -336,90 +423,26 @@ def _chunks(handle: Any) -> Iterator[bytes]:
 
 
 def _stream(
-    handle: Any,
+    chunks: Iterable[bytes],
     consume: Consume,
     check_tail: Callable[[], bool],
     tick: Callable[[int], None] | None,
     decide: ConsumeRaw | None = None,
 ) -> LedgerRead:
-    """:func:`parse_ledger_bytes` over a file read in chunks; entries keep what ``consume`` returns.
+    """The ledger in ``chunks``, parsed line by line (:class:`_Lines`); entries keep what ``consume`` returns.
 
-    Gives exactly what ``parse_ledger_bytes`` gives for the same bytes: the same line numbers,
-    problems and torn tail.  A "\r" anywhere raises :class:`_Restart` (the caller reads such a
-    ledger whole, with the general splitter), and so does an unterminated last line when
-    ``check_tail()`` says an appender has appeared meanwhile.
+    An unterminated last line raises :class:`_Restart` when ``check_tail()`` says an appender has
+    appeared meanwhile.
     """
-    entries: list[LedgerEntry] = []
-    problems: list[LedgerProblem] = []
-    torn: TornTail | None = None
-    number = 0
-    offset = 0  # of the first byte of ``pending``
-    pending = b""
-    size = 0
-
-    def line(raw: bytes, start: int, terminated: bool, digits_checked: bool) -> None:
-        nonlocal torn
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            problems.append(LedgerProblem("not_utf8", number, f"benchmark ledger line {number} is not UTF-8"))
-            if not terminated:
-                torn = TornTail(number, start, len(raw), False)
-            return
-        if not text.strip():
-            return
-        try:
-            value = parse_line(text, digits_checked=digits_checked)
-        except ValueError:
-            if terminated:
-                problems.append(LedgerProblem("not_json", number, f"benchmark ledger line {number} is not JSON"))
-            else:
-                torn = TornTail(number, start, len(raw), False)
-                problems.append(
-                    LedgerProblem(
-                        "torn_tail",
-                        number,
-                        f"benchmark ledger line {number} is not JSON (a torn write with no trailing newline; "
-                        "'evalsite ledger repair' sets it aside, keeping a backup)",
-                    )
-                )
-            return
-        if not terminated:
-            torn = TornTail(number, start, len(raw), True)
-        entries.append(consume(number, value))
-
-    for chunk in _chunks(handle):
-        if b"\r" in chunk:
-            raise _Restart
-        size += len(chunk)
-        data = pending + chunk if pending else chunk
-        # one pass per chunk finds the lines with 19 digits in a row (when ``decide`` leaves most
-        # lines to be parsed; otherwise each parsed line is checked on its own)
-        marked = mark_digits(data) if decide is None else None
-        position = 0
-        end = data.find(b"\n")
-        while end >= 0:
-            number += 1
-            content = data[position:end]
-            decided = decide(number, content) if decide is not None else None
-            if decided is not None:
-                entries.append(decided)
-            elif marked is not None:
-                line(content, offset + position, True, marked.find(LONG_DIGIT_RUN, position, end) < 0)
-            else:
-                line(content, offset + position, True, not has_long_digit_run(content))
-            position = end + 1
-            end = data.find(b"\n", position)
-        pending = data[position:]
-        offset += position
+    lines = _Lines(consume, decide)
+    for chunk in chunks:
+        lines.feed(chunk)
         if tick is not None:
             tick(len(chunk))
-    if pending:
-        if check_tail():
-            raise _Restart
-        number += 1
-        line(pending, offset, False, not has_long_digit_run(pending))
-    return LedgerRead(True, size, tuple(entries), tuple(problems), torn, number)
+    if lines.length and check_tail():
+        raise _Restart
+    lines.finish()
+    return LedgerRead(True, lines.base, tuple(lines.entries), tuple(lines.problems), lines.torn, lines.number)
 
 
 def stream_ledger_file(
@@ -431,17 +454,16 @@ def stream_ledger_file(
     tick: Callable[[int], None] | None = None,
     raw: ConsumeRaw | None = None,
 ) -> LedgerRead:
-    """:func:`read_ledger_file`, streaming: each parsed line goes to ``consume`` as it is read.
+    """:func:`read_ledger_file`'s result, streaming: each parsed line goes to ``consume`` as it is read.
 
     ``consume(line, value)`` returns the :class:`LedgerEntry` that ``LedgerRead.entries`` keeps for
     that line (holding a slim copy, say, or nothing), so the parsed ledger is never held whole.  The
-    result equals ``read_ledger_file``'s (with the kept entries).  When the ledger must be read
-    again -- it has a "\r" line end, or an appender appeared while an unterminated last line was
-    read without the lock -- ``reset()`` is called and the ledger is read again whole (``consume``
-    sees every line again).  ``tick(n)`` reports the bytes read.  ``raw(line, content)``, when
-    given, sees each terminated line's bytes first and may decide it (return its entry, which is
-    kept as ``consume``'s would be); when it returns None the line is decoded, parsed and given to
-    ``consume`` as usual.  The whole-file re-read does not call ``raw``.
+    result equals :func:`parse_ledger_bytes` of the same bytes (with the kept entries).  When an
+    appender appeared while an unterminated last line was read without the lock, ``reset()`` is
+    called and the ledger is streamed again under the lock (``consume`` sees every line again).
+    ``tick(n)`` reports the bytes read.  ``raw(line, content)``, when given, sees each terminated
+    line's bytes first and may decide it (return its entry, which is kept as ``consume``'s would
+    be); when it returns None the line is decoded, parsed and given to ``consume`` as usual.
     """
     if lock not in ("create", "existing", "none"):
         raise ValueError("lock must be 'create', 'existing' or 'none'")
@@ -460,13 +482,9 @@ def stream_ledger_file(
         return _stream_path(real, consume, unlocked_tail, tick, raw)
     except _Restart:
         pass
-    reset()
-    data = read_ledger_bytes(path, lock=lock)
-    if data is None:
-        return LedgerRead(False, 0, (), (), None, 0)
-    entries, problems, torn, count = parse_ledger_bytes(data)
-    kept = tuple(consume(entry.line, entry.value) for entry in entries)
-    return LedgerRead(True, len(data), kept, tuple(problems), torn, count)
+    reset()  # an appender appeared: read again under its lock, as read_ledger_bytes does
+    with LedgerLock(real, exclusive=False, create=False):
+        return _stream_path(real, consume, lambda: False, tick, raw)
 
 
 def _stream_path(
@@ -481,4 +499,4 @@ def _stream_path(
         return LedgerRead(False, 0, (), (), None, 0)
     handle, _size = opened
     with handle, gc_paused():
-        return _stream(handle, consume, check_tail, tick, raw)
+        return _stream(_chunks(handle), consume, check_tail, tick, raw)
