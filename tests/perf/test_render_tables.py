@@ -267,8 +267,8 @@ def test_a_look_alike_on_a_number_row_and_a_shared_cell_in_two_places() -> None:
 
 
 def test_a_shared_cell_is_redacted_by_each_redactor() -> None:
-    secret = Cell("API_KEY=hunter22")
+    secret = Cell("API_KEY=hK29xQ7mZp4L")
     table = Table("r", "Redacted", (Column("a"),), (Row((secret,)), Row((secret,))))
-    assert "hunter22" not in str(table_html(table, "", Redactor()))
-    assert str(table_html(table, "", Redactor(enabled=False))).count("hunter22") == 2
-    assert "hunter22" not in str(table_html(table, "", Redactor()))
+    assert "hK29xQ7mZp4L" not in str(table_html(table, "", Redactor()))
+    assert str(table_html(table, "", Redactor(enabled=False))).count("hK29xQ7mZp4L") == 2
+    assert "hK29xQ7mZp4L" not in str(table_html(table, "", Redactor()))

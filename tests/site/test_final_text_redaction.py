@@ -19,7 +19,7 @@ _PIECES = [
     "Authorization: Bearer abcdefgh12",
     "https://user:pa55@host",
     "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----",
-    "API_KEY=hunter22",
+    "API_KEY=hK29xQ7mZp4L",
     '"db_password": "swordfish"',
     "[redacted:sk-key sha256:0123456789ab]",
     "Input tokens",

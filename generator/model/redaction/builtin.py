@@ -195,10 +195,11 @@ def env_spans(text: str, low: str, found: dict[str, list[int]], order: int, allo
     return spans
 
 
-# A 40- or 64-digit hex secret assigned or quoted (``"…"``, ``= …``), unless a hash word names it
-# (sha, hash, digest, commit, checksum, id…): bare hashes in git logs and sums stay.
+# A 40- or 64-digit hex secret assigned or quoted (``"…"``, ``= …``, ``: …``), unless a hash word names it
+# (sha, hash, digest, commit, checksum, id…): bare hashes in git logs and sums, and typed digests
+# (``sha256:…``, ``ledger1:…``), stay.
 _HEX = lazy(globals(), "_HEX", r"[0-9a-fA-F]{40,}")
-_HEX_BEFORE = lazy(globals(), "_HEX_BEFORE", r"(?:[=:][ \t]*\\?[\"']?|\\?[\"'])\Z")
+_HEX_BEFORE = lazy(globals(), "_HEX_BEFORE", r"(?:=[ \t]*\\?[\"']?|:[ \t]*\\?[\"']|:[ \t]+|\\?[\"'])\Z")
 _HASHY = lazy(
     globals(),
     "_HASHY",
