@@ -43,7 +43,8 @@ def emit(text: str | Iterable[str], *, results_already_written: bool = False, wa
     """Write ``text`` (or its pieces, as they are made) to stdout and flush.
 
     ``results_already_written``: the command's results are safe elsewhere, so a failed write is a
-    ``warning:`` (``warning`` replaces its default wording) and not an error.
+    ``warning:`` and not an error; ``warning`` words it (what was done and not printed), followed by
+    the reason in parentheses.
     """
     try:
         if sys.stdout is None:
@@ -58,6 +59,10 @@ def emit(text: str | Iterable[str], *, results_already_written: bool = False, wa
         reason = stdout_failure(error)
         if not results_already_written:
             raise EvalsiteError(f"could not write to standard output ({reason})") from None
-        message = warning or "the output was written"
+        message = (
+            f"{warning} ({reason})"
+            if warning
+            else f"could not write to standard output ({reason}); the output was written"
+        )
         with contextlib.suppress(OSError, ValueError, AttributeError):
-            print(f"warning: could not write to standard output ({reason}); {message}", file=sys.stderr)
+            print(f"warning: {message}", file=sys.stderr)
