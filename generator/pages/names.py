@@ -9,8 +9,16 @@ string:
 * :func:`visible` writes every invisible, format, bidirectional-control,
   private-use, unassigned or odd-space character as the text ``[U+XXXX]``
   (tabs and line breaks stay: HTML shows them as spaces);
-* :func:`needs_isolation` says when a name holds right-to-left letters, so the
-  renderer wraps it in ``<bdi>`` and it cannot reorder the text around it;
+* :func:`isolate`: every untrusted name in a text position is written inside
+  ``<bdi>``, whatever its characters, by both renderers (the Jinja ``name``
+  filter and the table renderer, every non-number cell text).  A name is then
+  a neutral to the text around it and takes its own direction from its first
+  strong character, so no right-to-left letter, digit, neutral or combining
+  mark of a name can reorder what stands around it, nor be reordered by it.
+  A sentence we write around names is a :class:`Phrase` (:func:`phrase`):
+  its words are written as text and each of its names isolated.  Attribute
+  values and ``<title>`` cannot hold markup: there the text is plain (made
+  visible, escaped) and the browser shows it apart from the page's text;
 * :func:`skeleton` is the Unicode Technical Standard #39 skeleton (NFD, each
   character mapped to its confusable prototype, NFD again), with invisible
   characters dropped; two different names with one skeleton are
@@ -26,11 +34,22 @@ Multi-character confusables (``rn`` for ``m``) are not matched.
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
-__all__ = ["confusable_with", "is_invisible", "needs_isolation", "skeleton", "visible"]
+__all__ = [
+    "Phrase",
+    "confusable_with",
+    "is_invisible",
+    "is_number",
+    "isolate",
+    "phrase",
+    "phrase_html",
+    "skeleton",
+    "visible",
+]
 
 # Default-ignorable or blank-looking code points whose general category is not C* or Z*.
 _IGNORABLE = frozenset(
@@ -41,7 +60,6 @@ _IGNORABLE = frozenset(
 )
 _INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 _KEPT = frozenset("\t\n\r ")
-_RTL_CLASSES = frozenset({"R", "AL", "AN"})
 
 
 def is_invisible(char: str) -> bool:
@@ -58,11 +76,54 @@ def visible(text: str) -> str:
     return "".join(f"[U+{ord(char):04X}]" if is_invisible(char) else char for char in text)
 
 
-def needs_isolation(text: str) -> bool:
-    """True when ``text`` holds a right-to-left letter or digit (then it is shown in ``<bdi>``)."""
-    if text.isascii():
-        return False
-    return any(unicodedata.bidirectional(char) in _RTL_CLASSES for char in text)
+# A number as the site prints it ("12,345", "0.25", "$1.234", "40s", "1e-05", "+3"): a number is no
+# name, and digits after our (left-to-right) words or at a line's start resolve left to right anyway.
+_NUMBER = re.compile(r"[-+$]?[0-9][0-9.,+$% se-]*")
+
+
+def is_number(text: str) -> bool:
+    """True for a short text that is a number as the site prints it (written without ``<bdi>``)."""
+    return len(text) <= 64 and _NUMBER.fullmatch(text) is not None
+
+
+def isolate(html: str) -> str:
+    """A name's escaped HTML, isolated: the one markup every renderer writes around every name."""
+    return f"<bdi>{html}</bdi>" if html else ""
+
+
+class Phrase(str):
+    """A sentence we write with untrusted names in it ("Task {}", "{} vs {}").
+
+    It is the plain text everywhere a ``str`` goes (attributes, ``<title>``, JSON, sorting), and
+    :attr:`parts` keeps its words (even indexes) apart from its names (odd indexes), so a text
+    position can isolate each name (:func:`phrase_html`).  Built by :func:`phrase`.
+    """
+
+    parts: tuple[str, ...]
+
+
+def phrase(template: str, *names: str) -> Phrase:
+    """``template`` with each ``{}`` replaced by the next of ``names`` (as text, never formatted); a
+    name that is itself a :class:`Phrase` is spliced in, its words kept words and its names names."""
+    words = template.split("{}")
+    if len(words) != len(names) + 1:
+        raise ValueError(f"phrase {template!r} has {len(words) - 1} slot(s) for {len(names)} name(s)")
+    parts: list[str] = [words[0]]
+    for name, word in zip(names, words[1:], strict=True):
+        if isinstance(name, Phrase):
+            parts[-1] += name.parts[0]
+            parts += name.parts[1:]
+            parts[-1] += word
+        else:
+            parts += [str(name), word]
+    out = Phrase("".join(parts))
+    out.parts = tuple(parts)
+    return out
+
+
+def phrase_html(value: Phrase, text: Callable[[str], str], name: Callable[[str], str]) -> str:
+    """A phrase's HTML: its words through *text*, its names through *name* (which isolates them)."""
+    return "".join(name(part) if index % 2 else text(part) for index, part in enumerate(value.parts) if part)
 
 
 @lru_cache(maxsize=1)

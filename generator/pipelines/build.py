@@ -53,6 +53,7 @@ from generator.pages.index import (
 from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
+from generator.pages.names import phrase
 from generator.pipelines.forked import in_child
 from generator.pipelines.history import (
     HistoryOptions,
@@ -422,7 +423,7 @@ def _leaderboard_bundles(
                 InputDigest(
                     "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA
                 ),
-                *(_tree_input(f"system {s.label}", s.experiment) for s in entry.systems),
+                *(_tree_input(phrase("system {}", s.label), s.experiment) for s in entry.systems),
             ]
             if entry.tasks is not None:
                 inputs.append(_tree_input("tasks", entry.tasks))
@@ -527,7 +528,7 @@ def build_site(
         )
         report.history_appended, report.gate = history.appended, history.reasons
         index_inputs = [
-            InputDigest(f"{bundle.page.meta.title}: {item.role}", item.name, item.sha256, item.detail)
+            InputDigest(phrase("{}: {}", bundle.page.meta.title, item.role), item.name, item.sha256, item.detail)
             for bundle in bundles
             if bundle.page.template in ("comparison.html", "ledger.html", "leaderboard.html", "entry_error.html")
             for item in bundle.page.meta.inputs

@@ -11,8 +11,11 @@ Every string a template writes passes :func:`shown` first (the environment's
 characters with the cut disclosed, and its invisible and bidirectional-control
 characters are written as ``[U+XXXX]`` (:mod:`generator.pages.names`), in
 text and in attributes alike.  Names in text positions (table cells, links,
-headings, facts, notices) also go through the ``name`` filter, which wraps a
-name holding right-to-left letters in ``<bdi>``; the ``confusable_marks``
+headings, facts, notices) also go through the ``name`` filter, which isolates
+every name in ``<bdi>`` (:func:`~generator.pages.names.isolate`); a
+:class:`~generator.pages.names.Phrase` (a sentence we wrote around names)
+goes through ``name`` or ``phrase`` and has each of its names isolated, its
+words written as text.  The ``confusable_marks``
 filter finds the cells of a table whose text looks like another cell's text
 in the same column.
 """
@@ -30,7 +33,7 @@ from markupsafe import Markup, escape
 
 from generator.model.redaction import Redactor
 from generator.pages.models import Page
-from generator.pages.names import needs_isolation, visible
+from generator.pages.names import Phrase, is_number, isolate, phrase_html, visible
 from generator.render.charts import figure_json
 from generator.render.markdown import render_markdown
 from generator.render.tables import confusable_marks, shown, table_html
@@ -104,7 +107,32 @@ def _markdown(context: Context, value: Any) -> Markup:
 
 @pass_context
 def _name(context: Context, value: Any) -> Markup:
+    if isinstance(value, Phrase):
+        return _phrase_markup(context, value, name)
     return name(_redacted(context, value))
+
+
+@pass_context
+def _phrase(context: Context, value: Any) -> Any:
+    """Text we wrote: a :class:`Phrase` with its names isolated, any other value as ``finalize`` writes it."""
+    if isinstance(value, Phrase):
+        return _phrase_markup(context, value, lambda part: escape(shown(part)))
+    return shown(_redacted(context, value))
+
+
+def _phrase_markup(context: Context, value: Phrase, whole: Any) -> Markup:
+    """*value*'s words as text and its names isolated, each redacted first; when redacting the whole
+    phrase changes it (a secret across its parts), the redacted whole is written by *whole* instead."""
+    redacted = _redacted(context, str(value))
+    if redacted != value:
+        return Markup(whole(redacted))
+    return Markup(
+        phrase_html(
+            value,
+            lambda part: str(escape(shown(_redacted(context, part)))),
+            lambda part: str(name(_redacted(context, part))),
+        )
+    )
 
 
 # Characters that might be invisible: only these go through :func:`visible` (a transcript step can be
@@ -121,12 +149,14 @@ def _transcript(context: Context, value: Any) -> Markup:
 
 
 def name(value: Any) -> Markup:
-    """An untrusted name in a text position: :func:`shown`, escaped, in ``<bdi>`` when it holds RTL letters."""
+    """An untrusted name in a text position: :func:`shown`, escaped, isolated in ``<bdi>``; a
+    :class:`Phrase` (not redacted here: the ``name`` filter redacts) with only its names isolated."""
     if isinstance(value, Markup):
         return value
-    text = str(value)
-    safe = escape(shown(text))
-    return Markup(f"<bdi>{safe}</bdi>") if needs_isolation(text) else safe
+    if isinstance(value, Phrase):
+        return Markup(phrase_html(value, lambda part: str(escape(shown(part))), lambda part: str(name(part))))
+    safe = escape(shown(str(value)))
+    return safe if is_number(safe) else Markup(isolate(safe))
 
 
 @pass_context
@@ -147,6 +177,7 @@ def make_env(templates_dir: Path | None = None) -> Environment:
         finalize=_finalize,
     )
     env.filters["name"] = _name
+    env.filters["phrase"] = _phrase
     env.filters["confusable_marks"] = confusable_marks
     env.filters["markdown"] = _markdown
     env.filters["transcript"] = _transcript

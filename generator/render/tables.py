@@ -5,9 +5,11 @@ A 1,000-task site writes millions of table cells; through the macro each cost a 
 same bytes (``tests/perf/test_render_tables.py`` checks it against the original macro on
 generated tables, hostile text included) with every value still going through
 :func:`shown` (capped, invisible characters made visible) and then
-``markupsafe.escape``, and every cell text through the ``name`` rule (``<bdi>`` for right-to-left
-text).  Because those rules are pure functions of the text, the escaped form of each distinct
-text is computed once per build (:func:`_text`, :func:`_name`).
+``markupsafe.escape``, and every cell text through the ``name`` rule: isolated in ``<bdi>``
+(:func:`~generator.pages.names.isolate`), except a number as the site prints it, which is no name.
+A :class:`~generator.pages.names.Phrase` (a caption, column label or cell we wrote around names)
+has its names isolated and its words written as text.  Because those rules are pure functions of
+the text, the escaped form of each distinct text is computed once per build (``text``, ``name``).
 
 Every text is redacted first when the render has a redactor (``render_with`` makes it a template
 global, so it reaches the imported ``table`` macro): a secret is replaced before escaping could split
@@ -25,7 +27,7 @@ from markupsafe import Markup, escape
 from generator.model.redaction import Redactor
 from generator.pages.format import capped
 from generator.pages.models import NumberRow, Row, Table
-from generator.pages.names import confusable_with, needs_isolation, visible
+from generator.pages.names import Phrase, confusable_with, is_number, isolate, phrase_html, visible
 
 __all__ = ["confusable_marks", "shown", "table_html"]
 
@@ -77,9 +79,10 @@ def confusable_marks(table: Table) -> dict[tuple[int, int], str]:
     return marks
 
 
-def _texters(redactor: Redactor) -> tuple[Any, Any, Any]:
-    """The two cell renderers for *redactor*, ``{{ value }}`` and ``{{ value|name }}`` in the macro, and
-    the number test under which both return their text as it is (None when a config rule may match)."""
+def _texters(redactor: Redactor) -> tuple[Any, Any, Any, Any]:
+    """The renderers for *redactor*: ``{{ value }}``, ``{{ value|name }}`` and ``{{ value|phrase }}``
+    in the macro, and the number test under which the first two return their text as it is (None when
+    a config rule may match)."""
     if redactor not in _caches:
         if len(_caches) >= 4:
             _caches.clear()
@@ -112,21 +115,30 @@ def _texters(redactor: Redactor) -> tuple[Any, Any, Any]:
             hit = names.get(value)
             if hit is not None:
                 return hit
-            if numbers is not None and len(value) <= 64 and numbers(value):
+            if numbers is not None and is_number(value):  # (a stricter test than ``numbers``)
                 return value
         if isinstance(value, Markup):
             return str(value)
-        raw = str(value)
-        cleaned = redact(raw)
-        safe = escape(shown(cleaned))
-        out = f"<bdi>{safe}</bdi>" if needs_isolation(cleaned) else str(safe)
+        if isinstance(value, Phrase):
+            return words(value, name)
+        safe = str(escape(shown(redact(str(value)))))
+        out = safe if is_number(safe) else isolate(safe)
         if type(value) is str and len(value) <= _CACHED_LENGTH:
             if len(names) >= _CACHE_LIMIT:
                 names.clear()
             names[value] = out
         return out
 
-    return text, name, numbers
+    def words(value: Any, whole: Any = text) -> str:
+        """Text we wrote: a :class:`Phrase` with its names isolated (its redacted whole through *whole*
+        when redacting the whole changes it), any other value as :func:`text` writes it."""
+        if not isinstance(value, Phrase):
+            return str(text(value))
+        if redact(str(value)) != value:
+            return str(whole(str(value)))
+        return phrase_html(value, text, name)
+
+    return text, name, words, numbers
 
 
 def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
@@ -139,7 +151,7 @@ def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
 
 def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
     """The HTML of one table block, byte for byte what ``partials/blocks.html`` ``table`` wrote."""
-    text, name, numbers = _texters(redactor or _NO_REDACTOR)
+    text, name, words, numbers = _texters(redactor or _NO_REDACTOR)
     tid = text(t.id)
     out: list[str] = [f'<div class="table-block" id="{tid}">\n']
     if t.collapsed:
@@ -171,12 +183,12 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
     sortable = " sortable" if t.sortable and len(rows) > 1 else ""
     out.append(f'<div class="table-wrap" tabindex="0" role="region" aria-labelledby="{by}{tid}-cap">\n')
     out.append(f'<table id="{tid}-t" class="data{sortable}">\n')
-    out.append(f'<caption id="{tid}-cap">{text(t.caption)}</caption>\n')
+    out.append(f'<caption id="{tid}-cap">{words(t.caption)}</caption>\n')
     out.append("<thead><tr>")
     for column in t.columns:
         num = ' class="num"' if column.numeric else ""
         helps = f' title="{text(column.help)}"' if column.help else ""
-        out.append(f'<th scope="col"{num}{helps}>{text(column.label)}</th>')
+        out.append(f'<th scope="col"{num}{helps}>{words(column.label)}</th>')
     out.append("</tr></thead>\n<tbody>\n")
     marks = confusable_marks(t)
     marked = {index for index, _column in marks}
@@ -236,14 +248,14 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
             out.append("</td>")
         if number_row:
             # the plain-cell way for Cell(shown, sort, None, "num" or "num na"), without the Cell; a number
-            # text is its own HTML under text() and name() (see _texters), so it is written as it is
+            # text is its own HTML under text() and name() (see _texters, is_number), so it is written as it is
             for shown, sort in zip(row.texts, row.sorts, strict=True):  # type: ignore[union-attr]
                 key = ("num" if sort else "num na", sort, shown)
                 exact = type(shown) is str and type(sort) is str
                 html = cells.get(key) if exact else None
                 if html is None:
                     if exact and numbers is not None and len(shown) <= 64 and len(sort) <= 64:
-                        if numbers(shown) and numbers(sort):
+                        if is_number(shown) and numbers(sort):
                             html = f'<td class="{num_cls if sort else na_cls}" data-sort="{sort}">{shown}</td>'
                     if html is None:
                         html = (

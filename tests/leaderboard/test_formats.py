@@ -132,7 +132,7 @@ def test_same_evidence_links_both_ways(tmp_path: Path) -> None:
     for system in (board / "systems").iterdir():
         page = (system / "index.html").read_text()
         assert 'href="../../../../comparisons/q/index.html"' in page
-        assert 'href="../../../../comparisons/q/index.html">Comparison “Q” (this system is its' in page
+        assert 'href="../../../../comparisons/q/index.html">Comparison “<bdi>Q</bdi>” (this system is its' in page
         assert not (system / "data.json").exists()  # the board's data.json holds the system's entry
         assert 'href="../../data.json"' in page
     assert check_links(out) == []

@@ -184,16 +184,20 @@ def test_number_cells_take_the_short_path_with_the_macros_bytes(values) -> None:
 @settings(max_examples=500, deadline=None)
 @given(_NUMBERS)
 def test_a_number_text_is_its_own_html(text: str) -> None:
-    """Why the short path is exact: the built-in rules, the cap, the visible-character rule, the escape and
-    the RTL isolation all leave such a text as it is."""
+    """Why the short path is exact: the built-in rules, the cap, the visible-character rule and the escape
+    leave such a text as it is, and the name rule leaves a number (``is_number``) as it is too: only
+    a text that is no number is isolated."""
     from markupsafe import escape
 
-    from generator.pages.names import needs_isolation
+    from generator.pages.names import is_number
+    from generator.render.env import name
     from generator.render.tables import shown
 
     assert Redactor().text(text) == text
     if len(text) <= 64:
-        assert str(escape(shown(text))) == text and not needs_isolation(text)
+        assert str(escape(shown(text))) == text
+        assert str(name(text)) == (text if is_number(text) else f"<bdi>{text}</bdi>" if text else "")
+    assert is_number(text) == (len(text) <= 64 and text[:1].isdigit() or text[:1] in "-+$" and text[1:2].isdigit())
 
 
 # --------------------------------------------------------------------------- NumberRow and shared cells
@@ -262,7 +266,8 @@ def test_a_look_alike_on_a_number_row_and_a_shared_cell_in_two_places() -> None:
         assert fast == str(table_html(_as_cells(table), "", redactor))
         ref = _ENV.get_template("page.html").render(t=_as_cells(table), labelledby="")
         # marked in the Value column (the number text and the shared cell), plain in the Name column
-        assert fast == ref and fast.count("(look-alike)") == 2 and "<tr><td>csv-dedupe</td><td>x</td>" in fast
+        assert fast == ref and fast.count("(look-alike)") == 2
+        assert "<tr><td><bdi>csv-dedupe</bdi></td><td><bdi>x</bdi></td>" in fast
         assert str(table_html(table, "", redactor)) == fast  # again, every cache warm
 
 

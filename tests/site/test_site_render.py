@@ -17,6 +17,7 @@ from generator.render.env import default_templates_dir, make_env
 from generator.render.markdown import render_markdown
 
 ALLOWED_TAGS = {
+    "bdi",  # every name isolated (issue 31)
     "button",  # one-click table views (issue 10)
     "details",  # collapsed long tables (issue 10)
     "summary",

@@ -17,6 +17,7 @@ from generator.pages import format as fmt
 from generator.pages.comparison.context import ComparisonContext, side_label, task_difference
 from generator.pages.glossary import reason_term, term_href
 from generator.pages.models import Cell, Column, Row, Table
+from generator.pages.names import phrase
 from generator.pages.urls import name_slug
 
 __all__ = ["COLLAPSE_ROWS", "DecisionSections", "anchored", "row_anchor"]
@@ -101,8 +102,8 @@ class DecisionSections(ComparisonContext):
                 Column("Task"),
                 Column("Direction"),
                 Column("Difference", True, "candidate pass rate − baseline pass rate on this task, percentage points"),
-                Column(f"{self.treatment['candidate']} passes", True),
-                Column(f"{self.treatment['baseline']} passes", True),
+                Column(phrase("{} passes", self.treatment["candidate"]), True),
+                Column(phrase("{} passes", self.treatment["baseline"]), True),
                 Column("Candidate failed checks"),
                 Column("Baseline failed checks"),
             ),

@@ -35,6 +35,7 @@ from generator.pages.models import (
     Table,
     TaskPage,
 )
+from generator.pages.names import phrase
 from generator.pages.urls import index_url, pair_url, rel, run_url, task_url
 
 __all__ = ["TASK_SCHEMA", "TaskPages"]
@@ -323,8 +324,8 @@ class TaskPages(ComparisonContext):
         if outcome is not None:
             facts += [
                 ("Matched reps", ",".join(str(r) for r in outcome["reps"]) or "—"),
-                (f"{self.treatment['candidate']} passes", f"{outcome['candidate_passes']}/{outcome['pairs']}"),
-                (f"{self.treatment['baseline']} passes", f"{outcome['baseline_passes']}/{outcome['pairs']}"),
+                (phrase("{} passes", self.treatment["candidate"]), f"{outcome['candidate_passes']}/{outcome['pairs']}"),
+                (phrase("{} passes", self.treatment["baseline"]), f"{outcome['baseline_passes']}/{outcome['pairs']}"),
             ]
         facts.append(("Issues for this task", str(len(self.issues_by_task.get(task, ())))))
         previous = (
@@ -338,7 +339,7 @@ class TaskPages(ComparisonContext):
         page = TaskPage(
             meta=self.meta(
                 url,
-                f"Task {task}",
+                phrase("Task {}", task),
                 (("Home", index_url()), (self.source.title, self.url)),
                 inputs,
                 (Link("data.json", "data.json"),),

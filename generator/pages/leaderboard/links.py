@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 
 from generator.pages.leaderboard.common import pair_url, system_url
 from generator.pages.models import Link, PageBundle
+from generator.pages.names import phrase
 from generator.pages.urls import comparison_url, rel, task_url
 
 __all__ = [
@@ -47,7 +48,10 @@ class SideMatch:
 def system_links(url: str, matches: Iterable[SideMatch], label: str) -> tuple[Link, ...]:
     """The system page's links: every comparison one of whose sides is this system."""
     return tuple(
-        Link(f"Comparison “{m.comparison_title}” (this system is its {m.side})", rel(url, comparison_url(m.comparison)))
+        Link(
+            phrase(f"Comparison “{{}}” (this system is its {m.side})", m.comparison_title),
+            rel(url, comparison_url(m.comparison)),
+        )
         for m in matches
         if m.label == label
     )
@@ -74,7 +78,10 @@ def pair_related(url: str, comparisons: Sequence[tuple[str, str, bool]], a: str)
     """The pair page's links to each comparison of exactly its two systems."""
     side = {True: "candidate", False: "baseline"}
     return tuple(
-        Link(f"Comparison “{name}” ({a} is its {side[first]}; runs side by side)", rel(url, comparison_url(cid)))
+        Link(
+            phrase(f"Comparison “{{}}” ({{}} is its {side[first]}; runs side by side)", name, a),
+            rel(url, comparison_url(cid)),
+        )
         for cid, name, first in comparisons
     )
 
@@ -87,7 +94,7 @@ def comparison_links(matches: Sequence[SideMatch], pairs: Iterable[tuple[str, st
     for m in matches:
         url = comparison_url(m.comparison)
         items = links.setdefault(m.comparison, [])
-        text = f"Leaderboard “{m.board_title}”: system {m.label} ({m.side})"
+        text = phrase(f"Leaderboard “{{}}”: system {{}} ({m.side})", m.board_title, m.label)
         items.append(Link(text, rel(url, system_url(m.board, m.label))))
         if m.side != "candidate":
             continue
@@ -97,7 +104,7 @@ def comparison_links(matches: Sequence[SideMatch], pairs: Iterable[tuple[str, st
                 if pair is not None:
                     items.append(
                         Link(
-                            f"Leaderboard “{m.board_title}”: pair {pair[0]} vs {pair[1]}",
+                            phrase("Leaderboard “{}”: pair {} vs {}", m.board_title, pair[0], pair[1]),
                             rel(url, pair_url(m.board, *pair)),
                         )
                     )

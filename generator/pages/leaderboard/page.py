@@ -54,6 +54,7 @@ from generator.pages.models import (
     SystemPage,
     Table,
 )
+from generator.pages.names import phrase
 from generator.pages.urls import index_url, rel
 
 __all__ = ["build_leaderboard_pages", "leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
@@ -231,7 +232,7 @@ class _Builder:
         table = Table(
             "pairwise",
             "Row minus column in pass@1 points (n = strictly matched pairs); * = distinguishable after correction",
-            (Column("System"), *(Column(label, True) for label in labels)),
+            (Column("System"), *(Column(phrase("{}", label), True) for label in labels)),
             tuple(rows),
             sortable=False,
         )
@@ -273,7 +274,7 @@ class _Builder:
             y_unit="pp",
             frontier=r.frontier,
         )
-        return chart, "Pareto frontier: " + ", ".join(r.frontier) + "."
+        return chart, phrase("Pareto frontier: " + ", ".join(["{}"] * len(r.frontier)) + ".", *r.frontier)
 
     def coverage_table(self) -> Table:
         rows = []
@@ -347,7 +348,7 @@ class _Builder:
             facts=facts,
             ranking_table=self.ranking_table(),
             tier_rule=TIER_RULE,
-            tiers=tuple((f"Tier {i}", ", ".join(t)) for i, t in enumerate(r.tiers, 1)),
+            tiers=tuple((f"Tier {i}", phrase(", ".join(["{}"] * len(t)), *t)) for i, t in enumerate(r.tiers, 1)),
             baseline_table=baseline_table,
             verdicts=verdicts,
             matrix_table=matrix_table,
@@ -408,7 +409,8 @@ class _Builder:
         )
         # The system's numbers and runs are its entry in the leaderboard's data.json: linked, not copied
         # (13 systems x 400 runs would write the board's largest part twice).
-        board_data = Link(f"data.json (the leaderboard's; systems[] entry {s.label!r})", rel(url, self.data_url))
+        entry = phrase("data.json (the leaderboard's; systems[] entry {})", repr(s.label))
+        board_data = Link(entry, rel(url, self.data_url))
         page = SystemPage(
             meta=self.meta(
                 url,
@@ -475,7 +477,7 @@ class _Builder:
 
     def pair(self, p: PairComparison) -> PageBundle:
         url = pair_url(self.id, p.a, p.b)
-        title = f"{p.a} vs {p.b}"
+        title = phrase("{} vs {}", p.a, p.b)
         comparisons = ev.pair_comparisons(self.evidence, p.a, p.b)
         rows = tuple(
             Row(
@@ -494,13 +496,17 @@ class _Builder:
         ties = len(p.per_task) - len(rows)
         tasks = Table(
             "tasks",
-            f"Tasks where the two differ ({p.a} minus {p.b}, strictly matched pairs); "
-            f"{ties:,} task{'s' if ties != 1 else ''} with equal passes are not listed (see data.json)",
+            phrase(
+                "Tasks where the two differ ({} minus {}, strictly matched pairs); "
+                f"{ties:,} task{'s' if ties != 1 else ''} with equal passes are not listed (see data.json)",
+                p.a,
+                p.b,
+            ),
             (
                 Column("Task"),
                 Column("Pairs", True),
-                Column(f"{p.a} passes", True),
-                Column(f"{p.b} passes", True),
+                Column(phrase("{} passes", p.a), True),
+                Column(phrase("{} passes", p.b), True),
                 Column("Difference", True),
             ),
             rows,
@@ -522,10 +528,14 @@ class _Builder:
             (f"p adjusted ({self.result.correction}, all pairs)", fmt.p_value(p.p_adjusted)),
         )
         verdict = (
-            f"{p.a} and {p.b} are distinguishable at alpha {self.result.alpha:g} after correction."
+            phrase(f"{{}} and {{}} are distinguishable at alpha {self.result.alpha:g} after correction.", p.a, p.b)
             if p.distinguishable
-            else f"{p.a} and {p.b} cannot be told apart at alpha {self.result.alpha:g} after correction"
-            + (" (no strictly matched pair)." if p.pairs == 0 else ".")
+            else phrase(
+                f"{{}} and {{}} cannot be told apart at alpha {self.result.alpha:g} after correction"
+                + (" (no strictly matched pair)." if p.pairs == 0 else "."),
+                p.a,
+                p.b,
+            )
         )
         related = ev.pair_related(url, comparisons, p.a)
         page = PairPage(

@@ -9,6 +9,7 @@ from generator.pages import format as fmt
 from generator.pages.ledger.common import RATES, ms, num, rate_text, short_id
 from generator.pages.ledger.context import LedgerContext
 from generator.pages.models import ArmPage, Cell, Column, Link, PageBundle, Row, Table
+from generator.pages.names import phrase
 from generator.pages.urls import arm_url, index_url
 
 __all__ = ["ArmPageBuilder"]
@@ -54,7 +55,7 @@ class ArmPageBuilder(LedgerContext):
         page = ArmPage(
             meta=self.meta(
                 url,
-                f"Arm {arm_id}",
+                phrase("Arm {}", arm_id),
                 (("Home", index_url()), (self.source.title, self.url)),
                 (Link("data.json", "data.json"),),
             ),

@@ -8,6 +8,7 @@ from typing import Any
 from generator.model.common import short_hash
 from generator.pages import format as fmt
 from generator.pages.models import ForestRow
+from generator.pages.names import Phrase, phrase
 
 __all__ = ["RATES", "THRESHOLDS", "index_of", "listed", "ms", "num", "rate_text", "short", "short_id", "unique_labels"]
 
@@ -35,8 +36,10 @@ _MAX_LISTED = 5
 
 
 def listed(items: Sequence[str]) -> str:
-    shown = "; ".join(items[:_MAX_LISTED])
-    return shown + (f"; and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else "")
+    more = f"; and {len(items) - _MAX_LISTED} more" if len(items) > _MAX_LISTED else ""
+    if items and all(isinstance(item, Phrase) for item in items):  # sentences with names: names kept apart
+        return phrase("; ".join(["{}"] * len(items[:_MAX_LISTED])) + more, *items[:_MAX_LISTED])
+    return "; ".join(items[:_MAX_LISTED]) + more
 
 
 def num(value: Any, digits: int = 4, signed: bool = False) -> str:

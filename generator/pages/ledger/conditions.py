@@ -15,6 +15,7 @@ from generator.model.ledger import CONDITIONS
 from generator.model.ledger_result import LedgerResult
 from generator.pages import format as fmt
 from generator.pages.ledger.common import listed
+from generator.pages.names import phrase
 
 __all__ = ["CONDITIONS", "condition_reasons"]
 
@@ -241,16 +242,20 @@ def _transport(c: _Facts) -> str:
             else "No declared transport pair involves this arm; "
             "none is required because its transport is not ssh_tunnel."
         )
-    return (
+    return phrase(
+        "{}.",
         listed(
             [
-                f"{p['leftArmId']} vs {p['rightArmId']}: 90% recall-difference interval "
-                f"{fmt.interval(p['recallDifference90'].get('lower'), p['recallDifference90'].get('upper'))} is "
-                f"{'strictly inside' if p['equivalent'] else 'not strictly inside'} ±{p['margin']:g}"
+                phrase(
+                    "{} vs {}: 90% recall-difference interval "
+                    f"{fmt.interval(p['recallDifference90'].get('lower'), p['recallDifference90'].get('upper'))} "
+                    f"is {'strictly inside' if p['equivalent'] else 'not strictly inside'} ±{p['margin']:g}",
+                    p["leftArmId"],
+                    p["rightArmId"],
+                )
                 for p in pairs
             ]
-        )
-        + "."
+        ),
     )
 
 

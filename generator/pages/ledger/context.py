@@ -24,6 +24,7 @@ from generator.pages.models import (
     StatisticsSection,
     Table,
 )
+from generator.pages.names import phrase
 from generator.pages.urls import arm_url, ledger_url, rel
 
 __all__ = ["LedgerContext", "LedgerSource"]
@@ -101,7 +102,7 @@ class LedgerContext:
             recommendation=str(row["recommendation"]),
             conditions_table=Table(
                 id=f"conditions-{index_of(self.summary['candidates'], row)}",
-                caption=f"Admission conditions for {row['armId']}",
+                caption=phrase("Admission conditions for {}", row["armId"]),
                 columns=(Column("Condition"), Column("Result"), Column("Why")),
                 rows=rows,
                 sortable=False,
