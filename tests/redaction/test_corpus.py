@@ -66,10 +66,10 @@ def test_a_secret_anywhere_in_unicode_text_is_redacted(before: str, planted: str
     text = before + "\n" + planted + "\n" + after
     out = _REDACTOR.text(text)
     assert secret not in out
-    assert out.startswith(before + "\n") or MARKER_RE.search(before + "\n" + out[: len(before) + 1]) is not None
-    assert out.endswith("\n" + after) or "[redacted:" in out[-len(after) - 60 :]
-    rebuilt = MARKER_RE.sub("", out)
-    assert before in rebuilt or "[redacted:" in out[: len(before) + 80]
+    alone = _REDACTOR.text(planted)
+    if _REDACTOR.text(before) == before and _REDACTOR.text(after) == after:
+        # nothing outside the planted line is touched, not a character shifted
+        assert out == before + "\n" + alone + "\n" + after
 
 
 @settings(max_examples=150, deadline=None)

@@ -261,3 +261,17 @@ def test_many_prefix_occurrences_before_a_real_one() -> None:
     assert C._starts("task-" * 10, "task-" * 10, "sk-", B._TOKEN_START) == []
     assert C._starts(" sk-" * 3, " sk-" * 3, "sk-", B._TOKEN_START) == [1, 5, 9]
     assert C._starts("sk-" * 65, "sk-" * 65, "sk-", "") is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from([*_PIECES, "\\u0041", "\\x41", "\\n", "\\r\\n", "\r\n", "\n  ", "%4A", "%zz", "a1B2"]),
+        max_size=14,
+    ).map("".join)
+)
+def test_decode_sites_are_the_pattern_matches(text: str) -> None:
+    """The two fast scans of ``normalise.sites`` find what ``SITES.finditer`` finds."""
+    from generator.model.redaction import normalise
+
+    assert [m.span() for m in normalise.sites(text)] == [m.span() for m in normalise.SITES.finditer(text)]

@@ -116,8 +116,7 @@ class Redactor:
     _compiled: tuple[tuple[RedactionRule, re.Pattern[str]], ...] = field(
         init=False, repr=False, compare=False, hash=False
     )
-    _rules: RuleSet = field(init=False, repr=False, compare=False, hash=False)
-    _keywords: Keywords = field(init=False, repr=False, compare=False, hash=False)
+    _loaded: list[tuple[RuleSet, Keywords]] = field(init=False, repr=False, compare=False, hash=False)
     _allowed: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -126,10 +125,23 @@ class Redactor:
             rule for rule in (*self.extra, *builtin.BUILTIN_RULES) if rule.kind not in off or rule in self.extra
         )
         object.__setattr__(self, "_compiled", tuple((rule, re.compile(rule.regex)) for rule in rules))
-        object.__setattr__(self, "_rules", rule_set(off))
-        words = set(self._rules.keywords) | set(_LITERALS) | set(builtin.WORDS) | {"sk-"}
-        object.__setattr__(self, "_keywords", _keywords(frozenset(words)))
+        object.__setattr__(self, "_loaded", [])  # the rule file is read on first use, not at import
         object.__setattr__(self, "_allowed", tuple(re.compile(item) for item in self.allow))
+
+    @property
+    def _rules(self) -> RuleSet:
+        return self._load()[0]
+
+    @property
+    def _keywords(self) -> Keywords:
+        return self._load()[1]
+
+    def _load(self) -> tuple[RuleSet, Keywords]:
+        if not self._loaded:
+            rules = rule_set(frozenset(self.disable))
+            words = set(rules.keywords) | set(_LITERALS) | set(builtin.WORDS) | {"sk-"}
+            self._loaded.append((rules, _keywords(frozenset(words))))
+        return self._loaded[0]
 
     # ------------------------------------------------------------------ finding
 
@@ -168,8 +180,9 @@ class Redactor:
     def _spans(self, text: str) -> list[Span]:
         """Every candidate: in the text, and in its decoded view near each edit (mapped back)."""
         spans = self._raw(text, fold(text))
+        found = normalise.sites(text)
         for join, rank in ((False, _DECODED), (True, 2 * _DECODED)):
-            view = normalise.decoded(text, join)
+            view = normalise.decoded(text, join, found) if found else None
             if view is None:
                 continue
             for low_end, high_end in normalise.windows(view, _REACH):
@@ -199,9 +212,9 @@ class Redactor:
             while high < len(taken) and taken[high][0] < s_end:
                 high += 1
             if low < high:
-                # a decoded token of another kind that runs on past what the text itself showed (a token
+                # a decoded token that runs on past what only a name = value rule found in the text (a token
                 # broken by a line break, whose first part a name rule took): the union is replaced
-                if _order < _DECODED or any(t[2] == kind for t in taken[low:high]):
+                if _order < _DECODED or kind in _VALUE_KINDS or any(t[2] not in _VALUE_KINDS for t in taken[low:high]):
                     continue
                 s_start, s_end, kind = min(s_start, taken[low][0]), max(s_end, taken[high - 1][1]), taken[low][2]
                 del starts[low:high], taken[low:high]
@@ -274,6 +287,11 @@ class Redactor:
 
 
 _SHORTEST = 8
+#: Kinds whose secret is "whatever value follows a name": found in a decoded view, they never extend a
+#: secret found in the text (a joined line would add the next line's first word to it).
+_VALUE_KINDS = frozenset(
+    ("env-secret", "generic-api-key", "hex-secret", "aws-secret-key", "authorization", "bearer-token", "url-password")
+)
 _KEYWORDS: dict[frozenset[str], Keywords] = {}
 
 

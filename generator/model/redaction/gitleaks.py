@@ -255,7 +255,8 @@ class Keywords:
 
     Each keyword is found at its rarest character (``_COMMON``): the regex is one branch per anchor
     character, so the engine skips every other character at C speed; a lookbehind and a lookahead check
-    the rest of the keyword.  Where several keywords share the anchor, each is checked.
+    the rest of the keyword.  Where several keywords share the anchor, the text around it is looked up
+once per shape (the anchor's offset in the word, the word's length).
     """
 
     def __init__(self, keywords: set[str]) -> None:
@@ -273,6 +274,13 @@ class Keywords:
             ]
             branches.append(re.escape(anchor) + ("(?:" + "|".join(tests) + ")" if all(tests) else ""))
         self._groups = groups
+        # per anchor: (offset of the anchor in the word, word length) -> the words of that shape
+        self._shapes: dict[str, list[tuple[int, int, frozenset[str]]]] = {}
+        for anchor, words in groups.items():
+            shapes: dict[tuple[int, int], set[str]] = {}
+            for at, word in words:
+                shapes.setdefault((at, len(word)), set()).add(word)
+            self._shapes[anchor] = [(at, size, frozenset(found)) for (at, size), found in sorted(shapes.items())]
         self._cache: dict[str, tuple[tuple[str, int], ...]] = {}
         self._cached = 0
         self._regex = re.compile("|".join(branches)) if branches else None
@@ -280,14 +288,16 @@ class Keywords:
     def _line(self, low: str) -> tuple[tuple[str, int], ...]:
         if self._regex is None:
             return ()
-        groups = self._groups
+        shapes = self._shapes
         hits = []
         for hit in self._regex.finditer(low):
             at_anchor = hit.start()
-            for at, word in groups[low[at_anchor]]:
+            for at, size, words in shapes[low[at_anchor]]:
                 start = at_anchor - at
-                if start >= 0 and low.startswith(word, start):
-                    hits.append((word, start))
+                if start >= 0:
+                    piece = low[start : start + size]
+                    if piece in words:
+                        hits.append((piece, start))
         return tuple(hits)
 
     def any(self, low: str) -> bool:

@@ -15,15 +15,18 @@ import re
 
 _ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
 _TOKEN = "A-Za-z0-9_+/=-"
-SITES = re.compile(
+SITES = re.compile(  # every branch begins with a literal or a class: the engine skips to those characters
     r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})|%([0-7][0-9a-fA-F])|[" + _ZERO_WIDTH + r"]"
-    r"|\r?\n[ \t]*(?=[" + _TOKEN + r"\\%])|\\r\\n[ \t]*|\\[nrt][ \t]*"
+    r"|\n[ \t]*(?=[" + _TOKEN + r"\\%])|\r\n[ \t]*(?=[" + _TOKEN + r"\\%])|\\r\\n[ \t]*|\\[nrt][ \t]*"
 )
 _JOINS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-\\%")
 _ESCAPED = {"n": "\n", "r": "\r", "t": "\t"}
 _TOKEN_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=-")
 _RUN = re.compile(r"[" + _TOKEN + r"]{8,}\Z")
 _MIXED = re.compile(r"[0-9_]|[A-Z].*[A-Z]")
+_TRIGGER = re.compile(r"[\\%" + _ZERO_WIDTH + r"]")  # a class first: the engine skips everything else fast
+_LINE = re.compile(r"\n[ \t]*(?=[" + _TOKEN + r"\\%])")  # a literal first: searched as fast
+_AT = re.compile(SITES.pattern)
 #: A text with more sites than this is decoded only in its first this many (a cap on the work).
 MAX_SITES = 200_000
 
@@ -61,15 +64,33 @@ class View:
         return index >= 0 and self.edits[index][1] >= start
 
 
-def decoded(text: str, join: bool) -> View | None:
+def sites(text: str) -> list[re.Match[str]]:
+    """``SITES.finditer(text)`` as a list, found by two fast scans (a ``\\``, ``%`` or zero-width
+    character; a line break before a token character) and the full pattern only where they hit."""
+    found: list[re.Match[str]] = []
+    done = 0
+    hits = [m.start() for m in _TRIGGER.finditer(text)]
+    hits += [m.start() - (m.start() > 0 and text[m.start() - 1] == "\r") for m in _LINE.finditer(text)]
+    for at in sorted(hits):
+        if at < done:
+            continue
+        match = _AT.match(text, at)
+        if match is not None and match.end() > at:
+            found.append(match)
+            done = match.end()
+    return found
+
+
+def decoded(text: str, join: bool, found: list[re.Match[str]] | None = None) -> View | None:
     """The decoded view of *text*, or None when nothing in it is decoded; line breaks inside a token
-    are removed only when *join* (then None also when no line break was removed)."""
+    are removed only when *join* (then None also when no line break was removed).  *found*: its
+    :func:`sites`, when known."""
     joined = False
     pieces: list[str] = []
     edits: list[tuple[int, int, int, int]] = []
     done = 0
     size = 0
-    for count, site in enumerate(SITES.finditer(text)):
+    for count, site in enumerate(sites(text) if found is None else found):
         if count >= MAX_SITES:
             break
         start, end = site.span()
