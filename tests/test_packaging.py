@@ -31,6 +31,9 @@ def test_wheel_contains_templates_and_assets(tmp_path: Path) -> None:
         "generator/templates/assets/site.css",
         "generator/templates/assets/vendor/plotly-cartesian.min.js",
         "generator/templates/assets/vendor/LICENSE",
+        "generator/model/rules/gitleaks.toml",  # the vendored redaction rules (issue 26) and their licence
+        "generator/model/rules/LICENSE-gitleaks",
+        "generator/model/rules/README.md",
     ):
         assert required in names, required
     assert not any(name.startswith(("tests/", "examples/")) for name in names)
