@@ -313,6 +313,7 @@ class SiteWriter:
         """Write the manifest marker, fix folder modes, set mtimes to *epoch* when given."""
         files = {path: {"bytes": self.written[path], "sha256": self.digests[path]} for path in sorted(self.written)}
         manifest = {"schema": _MARKER_SCHEMA, "note": _MARKER_NOTE, "files": files}
+        # its paths are page slugs and config ids, which hold no secret (pages/urls.py name_slug)
         (self.root / MARKER).write_text(json_text(manifest), encoding="utf-8")
         os.chmod(self.root / MARKER, _FILE_MODE)
         for dirpath, dirnames, filenames in os.walk(self.root):

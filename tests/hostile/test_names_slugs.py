@@ -62,3 +62,32 @@ def test_a_site_with_both_names_builds_both_task_pages(tmp_path: Path) -> None:
     pages = sorted((out / "comparisons" / "a" / "tasks").glob("*/index.html"))
     assert len(pages) == 2
     assert {name for name in COLLIDING if any(name in page.read_text() for page in pages)} == set(COLLIDING)
+
+
+SECRET_NAMES = (
+    "deploy-AKIAQ3EGRZLM7XK2WNPB",
+    "fetch-ghp_Q3vLx9TzR2mK8pWb4NcY7hJd5FsA1gE6uZ0o",
+    "login-password=Xk9mQ2vL7pR4wZtB",
+)
+
+
+def test_a_secret_in_a_task_name_reaches_no_path_and_no_file(tmp_path: Path) -> None:
+    """Issue 26, item 3: the slug kept 40 lowercased characters (an AWS key id came back in a page path)."""
+    pair(tmp_path, list(SECRET_NAMES))
+    code, err, out = build(tmp_path)
+    assert code == 0, err
+    secrets = ("akiaq3egrzlm7xk2wnpb", "q3vlx9tzr2mk8pwb4ncy", "xk9mq2vl7pr4wztb")
+    for path in out.rglob("*"):
+        relative = str(path.relative_to(out)).lower()
+        assert not any(secret in relative for secret in secrets), relative
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace").lower()
+            assert not any(secret in text for secret in secrets), relative
+
+
+def test_a_slug_keeps_only_short_words() -> None:
+    assert name_slug("blind-maze-explorer-5x5").startswith("blind-maze-explorer-5x5-")
+    assert name_slug("password=Xk9mQ2vL7pR4wZtB").startswith("n-")  # a redaction rule would change the name
+    assert "hunter" not in name_slug("password=hunter2")  # a word with digits past 4 characters
+    assert name_slug("build-AKIAQ3EGRZLM7XK2WNPB-now").startswith("n-")
+    assert name_slug("task-xq7rt9z2kd").startswith("task-")  # mixed letters and digits past 4: dropped
