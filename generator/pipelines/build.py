@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -498,29 +498,8 @@ def build_site(
     report = BuildReport(out)
 
     with _Progress(progress) as bar:
-        headlines_c: list[Headline] = []
-        headlines_l: list[Headline] = []
-        bundles: list[PageBundle] = []
         tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
-        for comparison in config.comparisons:
-            headline, pages = _comparison_bundles(comparison, core, site, config, report)
-            headlines_c.append(headline)
-            bundles.extend(pages)
-            tick()
-        for ledger in config.ledgers:
-            headline, pages = _ledger_bundles(ledger, core, site, config, report)
-            headlines_l.append(headline)
-            bundles.extend(pages)
-            tick()
-        headlines_b: list[Headline] = []
-        for leaderboard in config.leaderboards:
-            headline, pages = _leaderboard_bundles(leaderboard, site, config, report)
-            headlines_b.append(headline)
-            bundles.extend(pages)
-        if report.related:  # comparison pages link the leaderboard pages of the same evidence
-            from generator.pages.leaderboard.links import with_related
-
-            bundles = with_related(bundles, report.related)
+        bundles, (headlines_c, headlines_l, headlines_b) = _gather(config, core, site, report, tick)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
         history = run_history(
@@ -543,29 +522,7 @@ def build_site(
         report.task_jobs.clear()
         tick = bar.stage("writing pages", len(items))
         with staged_site(out, _epoch(), config.redactor) as writer:
-            _write_assets(writer, templates, config.noindex)
-            write_bundles(writer, items, templates, lambda url, size: _note_page(report, url, size), tick)
-            writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
-            if config.leaderboards:
-                writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
-            for url, html, data in history.pages:
-                _write_page(writer, url, html, data, report)
-            if history.head is not None:  # the chain head the next build's history must extend; only a
-                # count and an id this build computed (a hash a redaction rule could mistake for a secret)
-                writer.write_bytes(HEAD_FILE, json_text(history.head.document()).encode("utf-8"))
-            run_pages_written = write_transcripts(
-                report.transcript_jobs,
-                lambda url, html, data: _write_page(writer, url, html, data, report),
-                writer.redactor,
-                site,
-                templates,
-            )
-            report.transcript_jobs.clear()
-            report.pages = len(items) + len(history.pages) + run_pages_written
-            report.files = len(writer.written)
-            report.total_bytes = writer.total_bytes
-            report.redacted = {kind: len(digests) for kind, digests in sorted(writer.redacted.items())}
-            report.redaction = writer.redactor.enabled
+            _write_everything(writer, items, history, site, templates, config, report, tick)
         if writer.kept:
             shown = ", ".join(repr(path) for path in writer.kept[:3])
             more = f" and {len(writer.kept) - 3} more" if len(writer.kept) > 3 else ""
@@ -577,3 +534,67 @@ def build_site(
         write_summary(summary, report.records, history, config.base_url, config.redactor)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _gather(
+    config: SiteConfig, core: Core, site: SiteInfo, report: BuildReport, tick: Callable[[], None]
+) -> tuple[list[PageBundle], tuple[list[Headline], list[Headline], list[Headline]]]:
+    """Every entry's pages and its index headline: comparisons, ledgers, then leaderboards."""
+    headlines_c: list[Headline] = []
+    headlines_l: list[Headline] = []
+    bundles: list[PageBundle] = []
+    for comparison in config.comparisons:
+        headline, pages = _comparison_bundles(comparison, core, site, config, report)
+        headlines_c.append(headline)
+        bundles.extend(pages)
+        tick()
+    for ledger in config.ledgers:
+        headline, pages = _ledger_bundles(ledger, core, site, config, report)
+        headlines_l.append(headline)
+        bundles.extend(pages)
+        tick()
+    headlines_b: list[Headline] = []
+    for leaderboard in config.leaderboards:
+        headline, pages = _leaderboard_bundles(leaderboard, site, config, report)
+        headlines_b.append(headline)
+        bundles.extend(pages)
+    if report.related:  # comparison pages link the leaderboard pages of the same evidence
+        from generator.pages.leaderboard.links import with_related
+
+        bundles = with_related(bundles, report.related)
+    return bundles, (headlines_c, headlines_l, headlines_b)
+
+
+def _write_everything(
+    writer: SiteWriter,
+    items: list[Item],
+    history: Any,
+    site: SiteInfo,
+    templates: Path,
+    config: SiteConfig,
+    report: BuildReport,
+    tick: Callable[[], None],
+) -> None:
+    """Write the assets, the pages, the glossary, the trend pages, the history head and the run pages."""
+    _write_assets(writer, templates, config.noindex)
+    write_bundles(writer, items, templates, lambda url, size: _note_page(report, url, size), tick)
+    writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
+    if config.leaderboards:
+        writer.write_bytes("assets/leaderboard.js", (templates / "assets" / "leaderboard.js").read_bytes())
+    for url, html, data in history.pages:
+        _write_page(writer, url, html, data, report)
+    if history.head is not None:  # a count and an id computed here, unredacted (an id looks like a secret)
+        writer.write_bytes(HEAD_FILE, json_text(history.head.document()).encode("utf-8"))
+    run_pages_written = write_transcripts(
+        report.transcript_jobs,
+        lambda url, html, data: _write_page(writer, url, html, data, report),
+        writer.redactor,
+        site,
+        templates,
+    )
+    report.transcript_jobs.clear()
+    report.pages = len(items) + len(history.pages) + run_pages_written
+    report.files = len(writer.written)
+    report.total_bytes = writer.total_bytes
+    report.redacted = {kind: len(digests) for kind, digests in sorted(writer.redacted.items())}
+    report.redaction = writer.redactor.enabled
