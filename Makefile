@@ -22,6 +22,7 @@ test-fast: $(TESTING)
 
 check: $(TESTING)
 	$(BIN)/ruff check generator tests scripts bench
+	$(BIN)/ruff format --check generator tests scripts bench
 	$(BIN)/mypy
 
 # Generated bench data is cached under /tmp/evalsite-bench (EVALSITE_BENCH_CACHE); bench-full adds

@@ -235,9 +235,7 @@ def main() -> int:
                 "floor: read every byte": partial(run_child, [*floors, "read", *names]),
                 "floor: read + json.loads (stdlib)": partial(run_child, [*floors, "json", *names]),
                 "floor: read + orjson.loads": partial(run_child, [*floors, "orjson", *names]),
-                "evalsite compare --format json": partial(
-                    run_child, compare_command(*folders), cwd=args.product_root
-                ),
+                "evalsite compare --format json": partial(run_child, compare_command(*folders), cwd=args.product_root),
             },
         )
         read, stdlib, fast, product = series.values()

@@ -58,7 +58,7 @@ def _files(root: Path) -> dict[str, bytes]:
 
 
 def test_input_digests_walked_in_a_child_build_the_same_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """"Built from" digests walked on the other core (forced here for the small example) give the
+    """ "Built from" digests walked on the other core (forced here for the small example) give the
     same site, byte for byte, as the digests walked in the building process."""
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     config = load_config("site-config.yaml")

@@ -108,9 +108,7 @@ class _VerifyKeep:
         return kept
 
 
-def check_ledger_stream(
-    path: PathLike, campaign: Campaign, *, lock: str = "existing", keep: Any = None
-) -> LedgerRead:
+def check_ledger_stream(path: PathLike, campaign: Campaign, *, lock: str = "existing", keep: Any = None) -> LedgerRead:
     """:func:`read_ledger`, streaming: every line is checked as it is read and only ``keep(receipt)``
     of each valid receipt is held (``check.valid``; ``entries`` share those entries, and hold
     ``None`` for the lines that were refused).
@@ -135,6 +133,7 @@ def check_ledger_stream(
         size = 0
     chunks = -(-size // (1 << 20))
     tick = stage("checking ledger (MiB)", chunks) if chunks > 1 else None
+
     def raw(line: int, content: bytes) -> LedgerEntry | None:
         return checker.add_raw(line, content)
 

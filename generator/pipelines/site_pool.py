@@ -81,9 +81,7 @@ def write_one(writer: SiteWriter, bundle: PageBundle, templates: Path) -> int:
     return write_page(writer, bundle.page.meta.url, html, bundle.data, bundle.extras)
 
 
-def write_page(
-    writer: SiteWriter, url: str, html: str, data: object, extras: Sequence[tuple[str, object]] = ()
-) -> int:
+def write_page(writer: SiteWriter, url: str, html: str, data: object, extras: Sequence[tuple[str, object]] = ()) -> int:
     """A rendered page, its ``data.json`` (none when *data* is None) and its extras (text as it is,
     anything else as JSON) in the page's folder; the page's size in bytes."""
     folder = page_dir(url)
@@ -115,8 +113,6 @@ def _job(indices: range) -> list[_Result]:
     for size, writer in writers:  # every file is written before the results are reported
         out.append((size, writer.written, writer.digests, writer.redacted))
     return out
-
-
 
 
 def write_bundles(

@@ -236,6 +236,21 @@ def _read_batched(path: str, root: str, max_bytes: int, batch: Batch) -> bytes |
     return data
 
 
+def _read_capped(fd: int, max_bytes: int) -> bytes | None:
+    """The descriptor's bytes to its end, read at most one byte past ``max_bytes``; None when over it."""
+    chunks: list[bytes] = []
+    remaining = max_bytes + 1
+    while remaining > 0:
+        chunk = os.read(fd, min(_CHUNK, remaining))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    if remaining == 0:
+        return None
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
 def read_contained(
     path: Path | str,
     allowed_root: Path | str,
@@ -278,19 +293,11 @@ def read_contained(
         opened = os.fstat(fd)
         if not stat.S_ISREG(opened.st_mode) or _identity(opened) != _identity(before):
             return Refusal("changed during read")
-        chunks: list[bytes] = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(_CHUNK, remaining))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        if remaining == 0:
+        data = _read_capped(fd, max_bytes)
+        if data is None:
             return Refusal("exceeds the size limit")
         if _identity(os.fstat(fd)) != _identity(opened):
             return Refusal("changed during read")
-        data = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         if _RECORDED is not None:
             _RECORDED[_identity(opened)] = hashlib.sha256(data).hexdigest()
         return data
@@ -324,23 +331,12 @@ def read_named_file(path: str | os.PathLike[str], *, max_bytes: int) -> bytes | 
     if isinstance(fd, Refusal):
         return fd
     try:
-        if os.fstat(fd).st_size > max_bytes:
-            return Refusal("exceeds the size limit")
-        chunks: list[bytes] = []
-        remaining = max_bytes + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(_CHUNK, remaining))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
+        data = None if os.fstat(fd).st_size > max_bytes else _read_capped(fd, max_bytes)
     except OSError:
         return Refusal("cannot be read")
     finally:
         os.close(fd)
-    if remaining == 0:
-        return Refusal("exceeds the size limit")
-    return b"".join(chunks)
+    return Refusal("exceeds the size limit") if data is None else data
 
 
 def is_real_directory(path: Path | str) -> bool:

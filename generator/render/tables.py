@@ -79,7 +79,7 @@ def confusable_marks(table: Table) -> dict[tuple[int, int], str]:
     return marks
 
 
-def _texters(redactor: Redactor) -> tuple[Any, Any, Any, Any]:
+def _texters(redactor: Redactor) -> tuple[Any, Any, Any, Any]:  # noqa: C901 - cached cell renderers, millions of cells
     """The renderers for *redactor*: ``{{ value }}``, ``{{ value|name }}`` and ``{{ value|phrase }}``
     in the macro, and the number test under which the first two return their text as it is (None when
     a config rule may match)."""
@@ -149,7 +149,7 @@ def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
     return _cell_caches[redactor]
 
 
-def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
+def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:  # noqa: C901 - the table macro in one pass, byte for byte (a task page: 745 cells)
     """The HTML of one table block, byte for byte what ``partials/blocks.html`` ``table`` wrote."""
     text, name, words, numbers = _texters(redactor or _NO_REDACTOR)
     tid = text(t.id)

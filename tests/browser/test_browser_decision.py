@@ -220,7 +220,9 @@ def test_failure_reason_links_filter_the_outcomes_per_side(site_page, realscale_
     checked = set()
     for root, entry in ((realscale_site, "deep"), (example_site, "inspect-quiz"), (example_site, "native-vs-beta")):
         page = site_page(root / "comparisons" / entry / "index.html", root).page
-        headers = page.evaluate("() => [...document.querySelectorAll('#task-outcomes-table-t thead th')].map(h => h.textContent)")
+        headers = page.evaluate(
+            "() => [...document.querySelectorAll('#task-outcomes-table-t thead th')].map(h => h.textContent)"
+        )
         links = page.locator("#failure-reasons-table a[data-filter-column]")
         for index in range(min(links.count(), 8)):
             link = links.nth(index)
@@ -233,12 +235,17 @@ def test_failure_reason_links_filter_the_outcomes_per_side(site_page, realscale_
             items = [[re.sub(r" ×\d+$", "", item.strip()) for item in cell.split("; ")] for cell in cells]
             assert len(cells) == tasks and all(reason in found for found in items), (entry, reason, side, cells)
             count = page.locator('output.table-count[data-table="task-outcomes-table-t"]').first.inner_text()
-            total = page.evaluate("() => document.querySelectorAll('#task-outcomes-table-t tbody tr:not(.empty)').length")
+            total = page.evaluate(
+                "() => document.querySelectorAll('#task-outcomes-table-t tbody tr:not(.empty)').length"
+            )
             assert count == f"{total} rows" if len(cells) == total else f"filtered in {side} failed checks" in count
             checked.add((entry, side))
         # typing in the filter box searches whole rows again
         page.locator('input.table-filter[data-table="task-outcomes-table-t"]').fill("")
-        assert page.evaluate("() => document.getElementById('task-outcomes-table-t').hasAttribute('data-filter-column')") is False
+        assert (
+            page.evaluate("() => document.getElementById('task-outcomes-table-t').hasAttribute('data-filter-column')")
+            is False
+        )
     assert {side for _entry, side in checked} == {"Candidate", "Baseline"}, checked
 
 
@@ -260,7 +267,9 @@ def test_task_page_pairs_and_runs_rows_have_stable_anchors(browser, example_site
             assert pairs and all(re.fullmatch(r"pair-r\d+", i) for i in pairs), pairs
             assert runs and all(re.fullmatch(r"run-(candidate|baseline)-r\d+(-\d+)?", i) for i in runs), runs
             assert len(set(pairs + runs)) == len(pairs) + len(runs)
-            reps = page.evaluate("() => [...document.querySelectorAll('tr[id^=\"pair-r\"] td:first-child')].map(c => c.textContent)")
+            reps = page.evaluate(
+                "() => [...document.querySelectorAll('tr[id^=\"pair-r\"] td:first-child')].map(c => c.textContent)"
+            )
             assert [f"pair-r{rep}" for rep in reps] == pairs
         target = runs[-1]
         page.goto(path.as_uri() + "#" + target)

@@ -15,6 +15,7 @@ from generator.analyze.comparison.alignment import align, matrix_issues
 from generator.model.formats import ImportOptions
 from generator.model.runs import Key, Quality, RunRecord
 from generator.read.importing import error_quality, imported_manifest, imported_record, included_quality
+from tests.support.hypo import examples
 
 
 def run(side: str, task: str, rep: int, *, case: str = "h1", passed: bool = True, excluded: bool = False) -> RunRecord:
@@ -116,7 +117,7 @@ def test_matrix_issues_come_first_invalid_then_empty() -> None:
 _KEYS = st.tuples(st.sampled_from("abc"), st.integers(1, 3))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     candidate=st.lists(st.tuples(_KEYS, st.sampled_from(["h1", "h2"]), st.booleans()), max_size=8),
     baseline=st.lists(st.tuples(_KEYS, st.sampled_from(["h1", "h2"]), st.booleans()), max_size=8),

@@ -118,7 +118,11 @@ _EVERY_PRINTING_COMMAND = {
     "ledger verify": ["ledger", "verify", *_LEDGER],
     "history verify": ["history", "verify", "history/history.jsonl"],
     "leaderboard": [
-        "leaderboard", "--system", "a=leaderboard/agent-a:LB_AGENT_A", "--system", "b=leaderboard/agent-b:LB_AGENT_B"
+        "leaderboard",
+        "--system",
+        "a=leaderboard/agent-a:LB_AGENT_A",
+        "--system",
+        "b=leaderboard/agent-b:LB_AGENT_B",
     ],  # fmt: skip
     "compare": _compare(EXAMPLES / "experiments"),
 }

@@ -20,6 +20,7 @@ from generator.model.formats import ImportOptions
 from generator.pipelines.compare import ComparisonInputs, compare_experiments, render_comparison
 from generator.read.inspect.archive import MAX_MEMBER_BYTES
 from generator.read.inspect.log import load_inspect
+from tests.support.hypo import examples
 
 FIXTURES = Path(__file__).parent / "fixtures" / "inspect"
 
@@ -204,7 +205,7 @@ def test_a_folder_with_two_logs_is_ambiguous() -> None:
         load_inspect("candidate", FIXTURES, "T", ImportOptions())
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(cut=st.integers(min_value=0, max_value=40_000), flip=st.integers(min_value=0, max_value=255))
 def test_a_damaged_eval_log_is_an_error_or_disclosed_skips_never_a_crash(tmp_path: Path, cut: int, flip: int) -> None:
     data = bytearray((FIXTURES / "baseline.eval").read_bytes())

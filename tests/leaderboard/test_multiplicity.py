@@ -8,27 +8,28 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.analyze.leaderboard.multiplicity import adjust, holm
+from tests.support.hypo import examples
 
 multitest = pytest.importorskip("statsmodels.stats.multitest")
 
 p_vectors = st.lists(st.floats(min_value=0.0, max_value=1.0, allow_nan=False), min_size=1, max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(p_vectors)
 def test_holm_matches_statsmodels(ps: list[float]) -> None:
     _reject, expected, _s, _b = multitest.multipletests(ps, alpha=0.05, method="holm")
     np.testing.assert_allclose(adjust(ps, "holm"), expected, rtol=1e-12, atol=1e-15)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(p_vectors)
 def test_bh_matches_statsmodels(ps: list[float]) -> None:
     _reject, expected, _s, _b = multitest.multipletests(ps, alpha=0.05, method="fdr_bh")
     np.testing.assert_allclose(adjust(ps, "bh"), expected, rtol=1e-12, atol=1e-15)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(p_vectors, st.sampled_from([0.01, 0.05, 0.1]))
 def test_rejections_match_statsmodels(ps: list[float], alpha: float) -> None:
     for ours, theirs in (("holm", "holm"), ("bh", "fdr_bh")):

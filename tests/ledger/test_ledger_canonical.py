@@ -21,6 +21,7 @@ from generator.analyze.ledger.schema import (
     receipt_id,
 )
 from generator.read.ledger.files import split_lines
+from tests.support.hypo import examples
 from tests.support.ledger_synth import make_receipt
 
 CAMPAIGN = parse_campaign(small_campaign())
@@ -42,7 +43,7 @@ json_values = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(json_values)
 def test_canonical_round_trips(value):
     text = canonical_text(value)
@@ -51,7 +52,7 @@ def test_canonical_round_trips(value):
     assert canonical_bytes(value) == text.encode("utf-8")
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.dictionaries(st.text(max_size=5).filter(lambda k: "\ud800" > k or k > "\udfff"), scalars, max_size=6))
 def test_canonical_ignores_key_order(mapping):
     reordered = dict(reversed(list(mapping.items())))
@@ -81,7 +82,7 @@ receipt_edits = st.sampled_from(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(receipt_edits, max_size=3), st.randoms(use_true_random=False))
 def test_receipt_id_is_content_address(edits, rng):
     receipt = make_receipt(CAMPAIGN, "candidate", "defect-01", 1)
@@ -116,7 +117,7 @@ def test_spliced_address_never_accepts_a_wrong_id():
         check_receipt(nested, CAMPAIGN, canonical=canonical_text(nested))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.sampled_from([1, 2, 3]), max_size=6))
 def test_ledger_digest_is_the_canonical_list(picks):
     receipts = [make_receipt(CAMPAIGN, "candidate", "clean-01", n) for n in picks]
@@ -126,7 +127,7 @@ def test_ledger_digest_is_the_canonical_list(picks):
     assert ledger_digest([]).startswith("ledger1:4f53cda1")
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from(["a", "{}", "\n", "\r", "\r\n", " ", "\u2028", "\x85", "é"]), max_size=12))
 def test_line_splitting_matches_python_text_mode(parts):
     data = "".join(parts).encode("utf-8")

@@ -34,6 +34,7 @@ from generator.model.jsonfmt import json_text
 from generator.model.ledger import LedgerDataError, LedgerEntry, LedgerProblem
 from generator.pipelines import ledger as pipeline
 from generator.read.ledger.reader import LedgerRead, parse_ledger_bytes, read_ledger_file, stream_ledger_file
+from tests.support.hypo import examples
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
 
 RAW = make_campaign(
@@ -172,7 +173,7 @@ def _full(receipt: Any) -> tuple[str, bytes | None]:
     return "ok", blob
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(1500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mutated())
 def test_fast_path_accepts_only_what_the_full_validator_accepts(receipt: dict[str, Any]) -> None:
     verdict, blob = _full(receipt)
@@ -246,7 +247,7 @@ def _old_check(values: list[Any]) -> tuple[list[LedgerProblem], str | None]:
     return problems, digest
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(mutated(), st.sampled_from(SEEDS)), min_size=0, max_size=12))
 def test_streamed_checker_matches_the_full_check(values: list[Any]) -> None:
     expected = _old_check(copy.deepcopy(values))

@@ -34,6 +34,7 @@ from generator.model.ledger import LedgerEntry
 from generator.pipelines import ledger as pipeline
 from generator.pipelines.forked import in_child
 from tests.ledger import summary_oracle
+from tests.support.hypo import examples
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
 
 RAW = make_campaign(
@@ -152,14 +153,14 @@ def _write(tmp_path: Path, receipts: list[dict[str, Any]]) -> tuple[Path, Path]:
     return campaign, ledger
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(attempt(), max_size=60))
 def test_the_fused_summary_is_the_summary_of_one_pass_per_definition(plan: list[dict[str, Any]]) -> None:
     receipts = _ledger(plan)
     assert canonical_text(build_summary(CAMPAIGN, receipts)) == _oracle(receipts)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(attempt(), min_size=1, max_size=40))
 def test_rows_kept_while_streaming_give_the_same_summary(plan: list[dict[str, Any]]) -> None:
     receipts = _ledger(plan)
@@ -224,7 +225,7 @@ def test_the_fields_a_repeat_changes_come_last_in_a_row() -> None:
     assert (arms.REPEAT, arms.WALL_MS, arms.USAGE) == (arms.VARYING, arms.VARYING + 1, arms.VARYING + 2)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=80), st.sampled_from(["one_sided", "transport_90"]))
 def test_counted_difference_is_the_paired_difference_of_the_flags(pairs: list[tuple[bool, bool]], mode: str) -> None:
     candidate = [c for c, _ in pairs]

@@ -30,6 +30,7 @@ from generator.analyze.ledger.templates import MAX_TEMPLATES, Templates, cut
 from generator.model.ledger import LedgerDataError
 from generator.read.ledger.files import parse_line, parse_line_stdlib
 from tests.ledger.test_ledger_fastcheck import CAMPAIGN, ODD_VALUES, SEEDS, _old_check, mutated
+from tests.support.hypo import examples
 
 V2 = [item for item in SEEDS if item["schemaVersion"] == 2]
 
@@ -146,7 +147,7 @@ def _taught() -> Templates:
 TEMPLATES = _taught()
 
 
-@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3000), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lines())
 def test_a_decided_line_is_a_valid_canonical_receipt(line: bytes) -> None:
     found = TEMPLATES.match(line)
@@ -187,7 +188,7 @@ def _parses(raw: bytes) -> bool:
     return True
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(lines(), st.sampled_from(V2).map(lambda r: canonical_text(r).encode())), max_size=16))
 def test_checker_on_bytes_matches_the_full_check(raws: list[bytes]) -> None:
     raws = [raw for raw in raws if _parses(raw)]  # the reader reports the others before checking
@@ -270,7 +271,7 @@ def test_baseline_metrics_computed_in_a_child_give_the_same_summary() -> None:
 # the second-core helper itself (a failing child, an error reaching the caller): tests/test_forked.py
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.sampled_from(V2), mutated()), max_size=6))
 def test_the_append_check_refuses_exactly_what_the_full_validator_refuses(values: list[Any]) -> None:
     from generator.pipelines.ledger import _AppendCheck

@@ -32,6 +32,7 @@ from generator.read.ledger import reader
 from generator.read.ledger.files import parse_line_stdlib, size_text, split_lines
 from generator.read.ledger.reader import LedgerRead, TornTail, parse_ledger_bytes, stream_ledger_file
 from generator.write.ledger.append import repair_ledger
+from tests.support.hypo import examples
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
 
 RAW = make_campaign(campaign_id="long-lines", defect_cases=2, clean_cases=1, candidates=[arm("candidate")])
@@ -120,7 +121,7 @@ def _decide(line: int, content: bytes) -> LedgerEntry | None:
     return LedgerEntry(line, {"a": 1}) if content == b'{"a":1}' else None
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(400), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     pieces=st.lists(PIECES, max_size=24),
     cap=st.sampled_from([0, 1, 7, 20, 40, 1 << 24]),

@@ -27,6 +27,7 @@ from generator.model.runs import (
     report_summary,
 )
 from generator.read.comet.matrix import MatrixError, matrix_payload, parse_matrix
+from tests.support.hypo import examples
 
 Telemetry = Mapping[str, Any] | None
 
@@ -116,7 +117,7 @@ _stated = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_pairs, st.none() | st.lists(_stated, min_size=12, max_size=12), st.sampled_from([1, 3, 1024]))
 def test_the_chunked_efficiency_table_is_the_table_pair_by_pair(
     selected: list[tuple[Telemetry, Telemetry]], stated: list[tuple[Telemetry, Telemetry]] | None, chunk: int
@@ -145,7 +146,7 @@ def test_disagreements_and_reported_rows_count_as_before() -> None:
     assert reported["api_calls"].complete == 2 and reported["duration_seconds"].complete == 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.fixed_dictionaries({name: _number for name in TELEMETRY_FIELDS}))
 def test_packed_numbers_are_the_values_as_floats(values: dict[str, Any]) -> None:
     packed = TelemetryValues(values)
@@ -160,7 +161,7 @@ def test_packed_numbers_are_the_values_as_floats(values: dict[str, Any]) -> None
 _tasks = st.from_regex(r"[a-z][a-z0-9_-]{0,10}", fullmatch=True)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     _tasks,
     st.sampled_from(["C", "BASE-LINE"]),
@@ -213,7 +214,7 @@ _names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,5}", fullmatch=True)
 _cases = st.lists(st.tuples(_names, st.sampled_from(["T", "U"]), st.integers(1, 40)), max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_cases, st.sampled_from(["T", "U", "V"]), st.lists(st.tuples(_names, st.integers(0, 41)), max_size=10))
 def test_matrix_cases_and_keys_are_the_tuples_they_replace(
     cases: list[tuple[str, str, int]], treatment: str, probes: list[tuple[str, int]]
@@ -247,7 +248,7 @@ def _reference_parse(listed: list[dict[str, Any]]) -> str:
     return "ok"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_cases, st.randoms(use_true_random=False))
 def test_matrix_checks_report_the_same_first_problem(cases: list[tuple[str, str, int]], rng: Any) -> None:
     payload = matrix_payload(cases)  # sorted and distinct, with its hash
@@ -278,7 +279,7 @@ _artifacts = st.none() | st.builds(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_artifacts, max_size=12), st.data())
 def test_packed_artifacts_are_the_artifacts_appended(artifacts: list[Artifact | None], data: Any) -> None:
     table = ArtifactTable(artifacts)

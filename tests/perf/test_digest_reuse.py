@@ -1,4 +1,4 @@
-""""Built from" reuses the digests of the files compare read, and they are the digests of a fresh read."""
+""" "Built from" reuses the digests of the files compare read, and they are the digests of a fresh read."""
 
 from __future__ import annotations
 

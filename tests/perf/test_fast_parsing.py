@@ -24,6 +24,7 @@ from generator.read.comet.telemetry import (
     extract_telemetry_stdlib,
 )
 from generator.read.ledger.files import has_long_digit_run, long_digit_lines, parse_line, parse_line_stdlib
+from tests.support.hypo import examples
 
 KINDS = ["assistant", "result", "user", "system", "turn.completed", "item.completed", "assistan", "Result"]
 KEYS = [
@@ -178,14 +179,14 @@ def _outcome(function: Any, text: str) -> tuple[str, str]:
         return "invalid", str(problem)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(_event(), _junk()), max_size=8), st.sampled_from(["\n", "\n\n", "\r\n"]))
 def test_telemetry_matches_the_stdlib_reading(lines: list[str], separator: str) -> None:
     text = separator.join(lines) + "\n"
     assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_stdlib, text)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(st.one_of(_event(), _junk()), max_size=8), st.sampled_from(["\n", "\n\n", "\r\n"]))
 def test_the_unrolled_scan_is_the_plain_pre_filtered_loop(lines: list[str], separator: str) -> None:
     """``extract_telemetry`` writes the pre-filter, orjson and the assistant handler out inline."""
@@ -193,7 +194,7 @@ def test_the_unrolled_scan_is_the_plain_pre_filtered_loop(lines: list[str], sepa
     assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_prefiltered, text)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(st.lists(st.one_of(_assistant_event(), _event(), _junk()), max_size=8))
 def test_assistant_events_of_every_shape_match_the_stdlib_reading(lines: list[str]) -> None:
     """msgspec decodes the assistant events it can (``_AssistantEvent``); every other shape goes the
@@ -223,13 +224,13 @@ def test_the_assistant_fast_path_reads_what_json_loads_reads() -> None:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.text(alphabet=st.sampled_from('{}[]":,\\ ue0123456789abcdefghijklmnopqrstuvwxyz.'), max_size=80))
 def test_telemetry_matches_on_arbitrary_text(text: str) -> None:
     assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_stdlib, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(_event(), _junk(), st.text(max_size=60)))
 def test_a_skipped_line_never_counts(line: str) -> None:
     """The pre-filter is exact: a line it skips gives the telemetry of an empty stream."""
@@ -274,7 +275,7 @@ def _report_text() -> st.SearchStrategy[str]:
     return st.one_of(value, value.map(lambda v: '{"x": ' + v + "}"))
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_report_text(), st.sampled_from(["", " ", "\n", "\ufeff", "x"]))
 def test_reports_decode_as_the_stdlib_decodes_them(text: str, tail: str) -> None:
     data = (text + tail).encode("utf-8", "surrogatepass")
@@ -311,7 +312,7 @@ def _stdlib_outcome(text: str) -> tuple[str, str]:
         return type(problem).__name__, str(problem)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_report_text(), st.sampled_from(["", " ", "\n", "x", ","]))
 def test_ledger_lines_parse_as_the_stdlib_parses_them(text: str, tail: str) -> None:
     line = text + tail
@@ -336,7 +337,7 @@ def test_ledger_lines_at_the_edges_parse_alike() -> None:
         assert _ledger_outcome(line) == _stdlib_outcome(line)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.text(alphabet="0123456789ab\n", max_size=40), max_size=6))
 def test_long_digit_lines_finds_exactly_the_lines_with_19_digits(parts: list[str]) -> None:
     data = "".join(parts).encode()

@@ -20,6 +20,7 @@ from generator.model.redaction import RedactionRule, Redactor
 from generator.pages.models import Cell, Column, NumberRow, Row, Table
 from generator.render.env import default_templates_dir, make_env
 from generator.render.tables import table_html
+from tests.support.hypo import examples
 
 _REFERENCE = (Path(__file__).with_name("reference_table.html")).read_text(encoding="utf-8")
 
@@ -108,7 +109,7 @@ def _both(table: Table, labelledby: str, redactor: Redactor | None) -> tuple[str
     return ref, fast
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables(), st.one_of(st.just(""), _text), st.booleans())
 def test_fast_table_equals_the_macro(table: Table, labelledby: str, with_redactor: bool) -> None:
     ref, fast = _both(table, labelledby, Redactor() if with_redactor else None)
@@ -156,7 +157,7 @@ def test_repeated_plain_cells_reuse_their_html_but_never_across_markup_or_other_
         ref, fast = _both(table, "", redactor)
         assert fast == ref
         assert str(table_html(table, "", redactor)) == fast
-    assert fast.count("<td class=\"num\" data-sort=\"1\"><b>x</b></td>") == 3  # the Markup rows, raw
+    assert fast.count('<td class="num" data-sort="1"><b>x</b></td>') == 3  # the Markup rows, raw
 
 
 _NUMBERS = st.text(alphabet="0123456789.,+$% se-", max_size=20) | st.sampled_from(
@@ -164,7 +165,7 @@ _NUMBERS = st.text(alphabet="0123456789.,+$% se-", max_size=20) | st.sampled_fro
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.tuples(_NUMBERS, st.one_of(st.none(), _NUMBERS)), min_size=1, max_size=8))
 def test_number_cells_take_the_short_path_with_the_macros_bytes(values) -> None:
     """Number texts skip redaction, capping and escaping (nothing in them can change); the bytes stay
@@ -181,7 +182,7 @@ def test_number_cells_take_the_short_path_with_the_macros_bytes(values) -> None:
         assert "[redacted:digits" in html
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(_NUMBERS)
 def test_a_number_text_is_its_own_html(text: str) -> None:
     """Why the short path is exact: the built-in rules, the cap, the visible-character rule and the escape
@@ -229,7 +230,7 @@ def _as_cells(table: Table) -> Table:
     return replace(table, rows=tuple(Row(row.cells, row.cls, row.id) for row in table.rows))
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(number_tables(), st.sampled_from([None, Redactor(), Redactor(extra=(RedactionRule("digits", r"[0-9]{2,}"),))]))
 def test_a_number_row_renders_as_its_cells_do(table: Table, redactor: Redactor | None) -> None:
     """A NumberRow is written without its Cells, byte for byte what its Cells give (and the macro)."""

@@ -25,6 +25,7 @@ from generator.pipelines.compare import compare_experiments, render_comparison, 
 from generator.read.comet.experiment import ArtifactBinder
 from generator.read.comet.telemetry import reported_telemetry
 from generator.render.comparison.document import _provenance
+from tests.support.hypo import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "experiments"
@@ -75,7 +76,7 @@ def _record(report: dict[str, Any]) -> RunRecord:
     return RunRecord("candidate", "t", 1, "t_C_r1_rep1_report.json", report, _MANIFEST, True, _QUALITY)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_reports)
 def test_a_report_summary_reads_like_the_whole_report(report: dict[str, Any]) -> None:
     summary = report_summary(report, {})
@@ -133,7 +134,7 @@ _values = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.fixed_dictionaries({name: _values for name in TELEMETRY_FIELDS}))
 def test_packed_telemetry_gives_back_every_value_exactly(telemetry: dict[str, Any]) -> None:
     packed = TelemetryValues({**telemetry, "model_usage": {"m": {}}})
@@ -176,7 +177,7 @@ def test_the_streamed_document_is_the_whole_document_byte_for_byte(monkeypatch: 
 _names = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9._-]{0,8}", fullmatch=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.sets(st.tuples(_names, _names, st.integers(1, 10**12)), max_size=30))
 def test_the_matrix_hash_fed_a_case_at_a_time_is_the_canonical_hash(cases: set[tuple[str, str, int]]) -> None:
     from generator.read.comet.matrix import _cases_hash, matrix_payload, parse_matrix

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.hypo import examples
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus import CLEAN, EVASIONS, KINDS, SECRETS  # noqa: E402
@@ -57,7 +59,7 @@ _ODD = st.sampled_from(["\u0130", "\u00df", "\ufb01", "\u0301", "\ud800", "\udff
 _UNICODE = st.text(alphabet=st.one_of(st.characters(), _ODD), max_size=40)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_UNICODE, _PLANTS, _UNICODE)
 def test_a_secret_anywhere_in_unicode_text_is_redacted(before: str, planted: str, after: str) -> None:
     """İ, ß, ﬁ, combining marks and lone surrogates around a secret change nothing: it is redacted, and
@@ -72,7 +74,7 @@ def test_a_secret_anywhere_in_unicode_text_is_redacted(before: str, planted: str
         assert out == before + "\n" + alone + "\n" + after
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_UNICODE)
 def test_text_without_a_secret_keeps_every_character(text: str) -> None:
     out = _REDACTOR.text(text)

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.model.redaction import RedactionRule, Redactor
+from tests.support.hypo import examples
 
 _PIECES = [
     "sk-ant-" + "a" * 20,
@@ -43,7 +44,7 @@ _PIECES = [
 _REDACTORS = (Redactor(), Redactor(enabled=False), Redactor(extra=(RedactionRule("ticket", r"T-[0-9]{3}"),)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([*_PIECES, "T-123"]), max_size=10))
 def test_final_text_is_text(pieces):
     text = "".join(pieces)

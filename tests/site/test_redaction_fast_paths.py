@@ -19,6 +19,7 @@ from generator.model.redaction import BUILTIN_RULES, RedactionRule, Redactor, fo
 from generator.model.redaction import builtin as B
 from generator.model.redaction import core as C
 from generator.model.redaction import gitleaks as G
+from tests.support.hypo import examples
 
 _REDACTORS = (Redactor(), Redactor(extra=(RedactionRule("ticket", r"T-[0-9]{3}"),)))
 
@@ -116,14 +117,14 @@ _texts = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(_texts)
 def test_the_prefix_gates_find_what_the_full_scan_finds(text: str) -> None:
     for redactor in _REDACTORS:
         assert _own(redactor, text) == _reference_builtin(redactor, text)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12).map("".join))
 def test_secret_words_are_the_regex_matches(text: str) -> None:
     low = fold(text)
@@ -141,7 +142,7 @@ def _naive_find(words: frozenset[str], low: str) -> dict[str, list[int]]:
     return found
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from([*_PIECES, "\n", "\n", "ey", "sk_live", "xoxb"]), max_size=20).map("".join))
 def test_the_keyword_finder_and_its_line_cache_find_every_occurrence(text: str) -> None:
     redactor = Redactor()
@@ -180,7 +181,7 @@ _RULES = G.rule_set()
 
 @pytest.mark.parametrize("rule", _RULES.rules, ids=lambda rule: rule.kind)
 @settings(
-    max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
 )
 @given(data=st.data())
 def test_every_gitleaks_rule_is_found_in_its_keyword_windows(rule: G.Rule, data: st.DataObject) -> None:
@@ -263,7 +264,7 @@ def test_many_prefix_occurrences_before_a_real_one() -> None:
     assert C._starts("sk-" * 65, "sk-" * 65, "sk-", "") is None
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(
         st.sampled_from([*_PIECES, "\\u0041", "\\x41", "\\n", "\\r\\n", "\r\n", "\n  ", "%4A", "%zz", "a1B2"]),

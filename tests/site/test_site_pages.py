@@ -15,13 +15,14 @@ from generator.pages.comparison.page import ComparisonSource, build_comparison_p
 from generator.pages.ledger.page import CONDITIONS, LedgerSource, build_ledger_pages, condition_reasons
 from generator.pages.models import ArmPage, ComparisonPage, LedgerPage, SiteInfo, TaskPage
 from generator.pages.urls import arm_url, is_slug, name_slug, rel, relative_root, task_url
+from tests.support.hypo import examples
 
 SITE = SiteInfo("Site")
 SEGMENT = re.compile(r"^[a-z0-9][a-z0-9-]*-[0-9a-f]{32}$")
 
 
 @given(st.text(min_size=1, max_size=200))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_name_slug_is_one_safe_stable_segment(name):
     slug = name_slug(name)
     assert SEGMENT.match(slug) and len(slug) <= 73

@@ -15,6 +15,7 @@ from generator.pages import format as fmt
 from generator.pages.comparison import task
 from generator.pages.comparison.context import TELEMETRY_FIELDS, side_label
 from generator.pages.models import Cell, NumberRow
+from tests.support.hypo import examples
 
 _SAFE_INT = 1 << 53
 
@@ -61,7 +62,7 @@ _telemetry = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.lists(_telemetry, min_size=1, max_size=6), st.sampled_from([TELEMETRY_FIELDS, _FIELDS]))
 def test_telemetry_numbers_are_the_cells_it_replaced(runs: list[dict[str, Any] | None], fields: Any) -> None:
     for values in runs:  # the same values again hit the per-build cache: still the same cells

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generator.pages.urls import page_dir, rel
+from tests.support.hypo import examples
 
 _SEGMENT = st.sampled_from(["a", "b", "index.html", "tasks", "t-1", "data.json", ".", "..", "", "é", "a b"])
 _PATH = st.lists(_SEGMENT, min_size=0, max_size=6).map("/".join)
@@ -19,7 +20,7 @@ def _expected(from_url: str, to_url: str) -> str:
     return f"{link}#{fragment}" if fragment else link
 
 
-@settings(max_examples=2000, deadline=None)
+@settings(max_examples=examples(2000), deadline=None)
 @given(_PATH, _PATH, st.sampled_from(["", "#x", "#a/b"]))
 def test_rel_agrees_with_posixpath_relpath(from_url: str, to_url: str, fragment: str) -> None:
     target = to_url + fragment

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from generator.model.jsonfmt import json_text
 from generator.model.redaction import Redactor
 from generator.write.site import JsonText, SiteWriter
+from tests.support.hypo import examples
 
 
 class _Label(str):
@@ -25,14 +26,16 @@ _STRINGS = st.sampled_from(
 _SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | _STRINGS
 _VALUES = st.recursive(
     _SCALARS | st.builds(_Label, _STRINGS),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.tuples(inner, inner)
-    | st.dictionaries(_STRINGS | st.integers(), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_STRINGS | st.integers(), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_VALUES)
 def test_the_check_agrees_with_the_copying_walk(value: object) -> None:
     for redactor in (Redactor(), Redactor(enabled=False)):
@@ -40,7 +43,7 @@ def test_the_check_agrees_with_the_copying_walk(value: object) -> None:
         assert writer._changes(value) == writer._redacted(value)[1]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.dictionaries(_STRINGS, _SCALARS | st.lists(_SCALARS, max_size=3), max_size=5))
 def test_written_json_is_the_redacted_value_and_json_text_changes_nothing(tmp_path_factory, value) -> None:
     root = tmp_path_factory.mktemp("site")

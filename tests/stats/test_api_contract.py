@@ -20,6 +20,7 @@ from generator.analyze.stats.groups import maximal_cliques
 from generator.analyze.stats.sequential import level
 from generator.model.stats import BETTER as SITE_BETTER
 from generator.model.stats import WORSE as SITE_WORSE
+from tests.support.hypo import examples
 
 
 def _system(rng: random.Random, tasks: list[str], rate: float, reps: int) -> dict[str, list[float]]:
@@ -127,7 +128,7 @@ def _boards() -> st.SearchStrategy[dict[str, dict[str, list[float]]]]:
     return build()
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(_boards())
 def test_groups_agree_with_distinguishable_on_every_pair(systems: dict[str, dict[str, list[float]]]) -> None:
     b = stats.leaderboard(systems)

@@ -14,6 +14,7 @@ from generator.analyze.stats.intervals import (
     t_interval,
     tango_interval,
 )
+from tests.support.hypo import examples
 
 Z975 = stats.norm.ppf(0.975)
 
@@ -97,7 +98,7 @@ def test_betting_interval_all_zero_and_one_value():
         betting_interval([0.5, 1.2])
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.floats(0, 1), min_size=1, max_size=40))
 def test_betting_interval_symmetry_and_range(xs):
     iv = betting_interval(xs)

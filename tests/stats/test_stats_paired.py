@@ -21,6 +21,7 @@ from generator.analyze.stats.paired import (
     sign_flip_test_counts,
     win_loss_tie,
 )
+from tests.support.hypo import examples
 
 from .helpers import make_pairs
 
@@ -103,7 +104,7 @@ def test_all_ties_and_one_task():
     assert one.estimate == pytest.approx(1 / 3) and not one.interval.defined and one.design_effect is None
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 4), st.integers(0, 4)), min_size=2, max_size=25))
 def test_swapping_sides_negates_difference(rows):
     reps = [w + l + t + 1 for w, l, t in rows]

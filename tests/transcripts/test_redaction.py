@@ -11,6 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.hypo import examples
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "site"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -80,7 +82,7 @@ def test_json_values_are_redacted_string_by_string() -> None:
 _SECRETS = st.sampled_from([template.format(secret) for _kind, template, secret in CASES] + [PEM])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(max_size=60), _SECRETS, st.text(max_size=60))
 def test_property_idempotent_and_never_shows_the_secret(before: str, planted: str, after: str) -> None:
     redactor = Redactor()
@@ -223,7 +225,7 @@ def test_no_planted_secret_survives_in_transcripts_and_reports(tmp_path: Path) -
 _ODD = st.sampled_from(["", "\u0130", "\u0131", "\u017f", "\u212a"])  # letters that fold oddly
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=40), _SECRETS, st.text(max_size=40), _ODD)
 def test_the_fast_prefilter_never_hides_a_secret(before: str, planted: str, after: str, odd: str) -> None:
     """The keyword prefilter only skips texts no rule can match: with and without it, the same output."""
@@ -299,7 +301,7 @@ def test_long_token_runs_that_are_data_are_still_cut_where_asked() -> None:
     assert len(_kept(cut_step("word " * 5000, 16384)[0])) <= 16384
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.text(alphabet=" abc=:/\n", max_size=40),
     _SECRETS,

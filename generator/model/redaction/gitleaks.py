@@ -253,10 +253,10 @@ def _rule(data: dict[str, Any]) -> Rule:
 class Keywords:
     """Every occurrence of every keyword in a lower-cased text, in one regex pass.
 
-    Each keyword is found at its rarest character (``_COMMON``): the regex is one branch per anchor
-    character, so the engine skips every other character at C speed; a lookbehind and a lookahead check
-    the rest of the keyword.  Where several keywords share the anchor, the text around it is looked up
-once per shape (the anchor's offset in the word, the word's length).
+        Each keyword is found at its rarest character (``_COMMON``): the regex is one branch per anchor
+        character, so the engine skips every other character at C speed; a lookbehind and a lookahead check
+        the rest of the keyword.  Where several keywords share the anchor, the text around it is looked up
+    once per shape (the anchor's offset in the word, the word's length).
     """
 
     def __init__(self, keywords: set[str]) -> None:

@@ -17,4 +17,3 @@ class LeaderboardPages:
     board: PageBundle
     jobs: tuple[PageJob, ...]  # one page per system, then one per pair, written after the board
     comparison_links: Mapping[str, tuple[Link, ...]] = field(default_factory=dict)  # comparison id -> links here
-

@@ -364,7 +364,7 @@ _decode_assistant = msgspec.json.Decoder(_AssistantEvent).decode
 _NOT_DECODED = (msgspec.DecodeError, UnicodeEncodeError, RecursionError)  # ValidationError is a DecodeError
 
 
-def _scan_fast(text: str) -> dict[str, Any]:
+def _scan_fast(text: str) -> dict[str, Any]:  # noqa: C901 - unrolled per-line scan, the hot loop of compare
     """``_scan(text, _fast_line, prefilter=True)``, unrolled for speed (the same result, the same first error).
 
     The same lines are parsed the same way (:func:`_cannot_count` and :func:`_fast_line` are

@@ -1,0 +1,28 @@
+"""How many examples a property test tries: sized to what it proves, thorough in CI, small every day.
+
+Each test states the count that proves its claim (``examples(3000)`` for a fast path held to its
+slow twin over hostile text).  CI (``CI`` set, as ``.ci/run`` does) and ``EVALSITE_HYPOTHESIS=ci``
+run that count; everyday runs (``make test-fast``, ``make test`` on a laptop) run a tenth of it, at
+least 10, so the loop stays fast while CI keeps the full search.  Tests without an explicit count
+take the profile's: 100 in CI, 20 every day.  Nothing here depends on the machine's speed:
+deadlines are off in both profiles.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import settings
+
+__all__ = ["THOROUGH", "examples"]
+
+THOROUGH = os.environ.get("EVALSITE_HYPOTHESIS", "ci" if os.environ.get("CI") else "dev") == "ci"
+
+settings.register_profile("ci", max_examples=100, deadline=None)
+settings.register_profile("dev", max_examples=20, deadline=None)
+settings.load_profile("ci" if THOROUGH else "dev")
+
+
+def examples(thorough: int) -> int:
+    """``thorough`` in CI, a tenth of it (at least 10) every day."""
+    return thorough if THOROUGH else max(10, thorough // 10)
