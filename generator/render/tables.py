@@ -20,6 +20,7 @@ it, as on the rest of the page; the site writer redacts each page's final text a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import Markup, escape
@@ -149,10 +150,65 @@ def _plain_cells(redactor: Redactor) -> dict[tuple[str, str | None, str], str]:
     return _cell_caches[redactor]
 
 
-def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:  # noqa: C901 - the table macro in one pass, byte for byte (a task page: 745 cells)
+def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None) -> Markup:
     """The HTML of one table block, byte for byte what ``partials/blocks.html`` ``table`` wrote."""
     text, name, words, numbers = _texters(redactor or _NO_REDACTOR)
     tid = text(t.id)
+    out = _table_head(t, tid, labelledby, text, words)
+    marks = confusable_marks(t)
+    marked = {index for index, _column in marks}
+    cells = _plain_cells(redactor or _NO_REDACTOR)
+    rows = t.rows
+    for ri, row in enumerate(rows):
+        out.append("<tr")
+        if row.id:
+            out.append(f' id="{text(row.id)}"')
+        if row.cls:
+            out.append(f' class="{text(row.cls)}"')
+        out.append(">")
+        # a NumberRow's numbers are plain cells: written from their two strings below (unless a mark,
+        # which only a text column can carry, falls on one: then the row's Cells take the general way)
+        number_row = type(row) is NumberRow and ri not in marked
+        for ci, cell in enumerate(row.lead if number_row else row.cells):  # type: ignore[union-attr]
+            if cell.href is None and not cell.title and not (marks and (ri, ci) in marks):
+                # a plain cell: its HTML depends on (cls, sort, text) alone, made once per distinct triple
+                key = (cell.cls, cell.sort, cell.text)
+                # exact str parts only: a Markup text or a True sort equals a str or int key it must not hit
+                exact = type(key[2]) is str and type(key[0]) is str and (key[1] is None or type(key[1]) is str)
+                html = cells.get(key) if exact else None
+                if html is None:
+                    html = (
+                        "<td"
+                        + (f' class="{text(cell.cls)}"' if cell.cls else "")
+                        + (f' data-sort="{text(cell.sort)}"' if cell.sort is not None else "")
+                        + ">"
+                        + name(cell.text)
+                        + "</td>"
+                    )
+                    if exact and len(key[2]) <= _CACHED_LENGTH and len(key[1] or "") <= _CACHED_LENGTH:
+                        if len(cells) >= _CACHE_LIMIT:
+                            cells.clear()
+                        cells[key] = html
+                out.append(html)
+                continue
+            out.append(_general_cell(cell, marks.get((ri, ci)) if marks else None, text, name))
+        if number_row:
+            # the plain-cell way for Cell(shown, sort, None, "num" or "num na"), without the Cell; a number
+            # text is its own HTML under text() and name() (see _texters, is_number), so it is written as it is
+            out.extend(_number_cells(row, cells, text, name, numbers))  # type: ignore[arg-type]
+        out.append("</tr>\n")
+    if not rows:
+        out.append(f'<tr class="empty"><td colspan="{text(len(t.columns))}">{text(t.empty)}</td></tr>\n')
+    out.append("</tbody>\n</table>\n</div>\n")
+    if t.collapsed:
+        out.append("</details>")
+    out.append("</div>\n")
+    return Markup("".join(out))
+
+
+def _table_head(t: Table, tid: str, labelledby: Any, text: Any, words: Any) -> list[str]:
+    """The table block up to its ``<tbody>``: collapsed summary, views, filter, caption and header."""
+    rows = t.rows
     out: list[str] = [f'<div class="table-block" id="{tid}">\n']
     if t.collapsed:
         out.append(
@@ -190,89 +246,54 @@ def table_html(t: Table, labelledby: Any = "", redactor: Redactor | None = None)
         helps = f' title="{text(column.help)}"' if column.help else ""
         out.append(f'<th scope="col"{num}{helps}>{words(column.label)}</th>')
     out.append("</tr></thead>\n<tbody>\n")
-    marks = confusable_marks(t)
-    marked = {index for index, _column in marks}
+    return out
+
+
+def _general_cell(cell: Any, mark: str | None, text: Any, name: Any) -> str:
+    """A cell with a link, a title or a look-alike mark (the other cells take the cached plain way)."""
+    out: list[str] = []
+    out.append("<td")
+    if cell.cls:
+        out.append(f' class="{text(cell.cls)}"')
+    if cell.sort is not None:
+        out.append(f' data-sort="{text(cell.sort)}"')
+    if cell.title:
+        out.append(f' title="{text(cell.title)}"')
+    out.append(">")
+    if cell.href:
+        out.append(f'<a href="{text(cell.href)}"')
+        if cell.filter:
+            out.append(f' data-filter="{text(cell.filter)}"')
+            if cell.filter_column is not None:
+                out.append(f' data-filter-column="{text(cell.filter_column)}"')
+        out.append(f">{name(cell.text)}</a>")
+    else:
+        out.append(name(cell.text))
+    if mark is not None:
+        out.append(f' <span class="confusable" title="Looks like: {text(mark)}">(look-alike)</span>')
+    out.append("</td>")
+    return "".join(out)
+
+
+def _number_cells(row: NumberRow, cells: dict[Any, str], text: Any, name: Any, numbers: Any) -> Iterator[str]:
+    """A :class:`NumberRow`'s number cells, each made once per distinct (class, sort, text)."""
     num_cls, na_cls = text("num"), text("num na")
-    cells = _plain_cells(redactor or _NO_REDACTOR)
-    for ri, row in enumerate(rows):
-        out.append("<tr")
-        if row.id:
-            out.append(f' id="{text(row.id)}"')
-        if row.cls:
-            out.append(f' class="{text(row.cls)}"')
-        out.append(">")
-        # a NumberRow's numbers are plain cells: written from their two strings below (unless a mark,
-        # which only a text column can carry, falls on one: then the row's Cells take the general way)
-        number_row = type(row) is NumberRow and ri not in marked
-        for ci, cell in enumerate(row.lead if number_row else row.cells):  # type: ignore[union-attr]
-            if cell.href is None and not cell.title and not (marks and (ri, ci) in marks):
-                # a plain cell: its HTML depends on (cls, sort, text) alone, made once per distinct triple
-                key = (cell.cls, cell.sort, cell.text)
-                # exact str parts only: a Markup text or a True sort equals a str or int key it must not hit
-                exact = type(key[2]) is str and type(key[0]) is str and (key[1] is None or type(key[1]) is str)
-                html = cells.get(key) if exact else None
-                if html is None:
-                    html = (
-                        "<td"
-                        + (f' class="{text(cell.cls)}"' if cell.cls else "")
-                        + (f' data-sort="{text(cell.sort)}"' if cell.sort is not None else "")
-                        + ">"
-                        + name(cell.text)
-                        + "</td>"
-                    )
-                    if exact and len(key[2]) <= _CACHED_LENGTH and len(key[1] or "") <= _CACHED_LENGTH:
-                        if len(cells) >= _CACHE_LIMIT:
-                            cells.clear()
-                        cells[key] = html
-                out.append(html)
-                continue
-            out.append("<td")
-            if cell.cls:
-                out.append(f' class="{text(cell.cls)}"')
-            if cell.sort is not None:
-                out.append(f' data-sort="{text(cell.sort)}"')
-            if cell.title:
-                out.append(f' title="{text(cell.title)}"')
-            out.append(">")
-            if cell.href:
-                out.append(f'<a href="{text(cell.href)}"')
-                if cell.filter:
-                    out.append(f' data-filter="{text(cell.filter)}"')
-                    if cell.filter_column is not None:
-                        out.append(f' data-filter-column="{text(cell.filter_column)}"')
-                out.append(f">{name(cell.text)}</a>")
-            else:
-                out.append(name(cell.text))
-            if marks and (ri, ci) in marks:
-                out.append(f' <span class="confusable" title="Looks like: {text(marks[(ri, ci)])}">(look-alike)</span>')
-            out.append("</td>")
-        if number_row:
-            # the plain-cell way for Cell(shown, sort, None, "num" or "num na"), without the Cell; a number
-            # text is its own HTML under text() and name() (see _texters, is_number), so it is written as it is
-            for shown, sort in zip(row.texts, row.sorts, strict=True):  # type: ignore[union-attr]
-                key = ("num" if sort else "num na", sort, shown)
-                exact = type(shown) is str and type(sort) is str
-                html = cells.get(key) if exact else None
-                if html is None:
-                    if exact and numbers is not None and len(shown) <= 64 and len(sort) <= 64:
-                        if is_number(shown) and numbers(sort):
-                            html = f'<td class="{num_cls if sort else na_cls}" data-sort="{sort}">{shown}</td>'
-                    if html is None:
-                        html = (
-                            f'<td class="{text(key[0])}"'
-                            + (f' data-sort="{text(sort)}"' if sort is not None else "")
-                            + f">{name(shown)}</td>"
-                        )
-                    if exact and len(shown) <= _CACHED_LENGTH and len(sort) <= _CACHED_LENGTH:
-                        if len(cells) >= _CACHE_LIMIT:
-                            cells.clear()
-                        cells[key] = html
-                out.append(html)
-        out.append("</tr>\n")
-    if not rows:
-        out.append(f'<tr class="empty"><td colspan="{text(len(t.columns))}">{text(t.empty)}</td></tr>\n')
-    out.append("</tbody>\n</table>\n</div>\n")
-    if t.collapsed:
-        out.append("</details>")
-    out.append("</div>\n")
-    return Markup("".join(out))
+    for shown, sort in zip(row.texts, row.sorts, strict=True):
+        key = ("num" if sort else "num na", sort, shown)
+        exact = type(shown) is str and type(sort) is str
+        html = cells.get(key) if exact else None
+        if html is None:
+            if exact and numbers is not None and len(shown) <= 64 and len(sort) <= 64:
+                if is_number(shown) and numbers(sort):
+                    html = f'<td class="{num_cls if sort else na_cls}" data-sort="{sort}">{shown}</td>'
+            if html is None:
+                html = (
+                    f'<td class="{text(key[0])}"'
+                    + (f' data-sort="{text(sort)}"' if sort is not None else "")
+                    + f">{name(shown)}</td>"
+                )
+            if exact and len(shown) <= _CACHED_LENGTH and len(sort) <= _CACHED_LENGTH:
+                if len(cells) >= _CACHE_LIMIT:
+                    cells.clear()
+                cells[key] = html
+        yield html
