@@ -317,18 +317,21 @@ class RateGateFeasibility:
 
 # --------------------------------------------------------------------------- verdicts
 
-VerdictOutcome = Literal["candidate better", "candidate worse", "not distinguishable"]
+VerdictOutcome = Literal["candidate better", "candidate worse", "not distinguishable", "no verdict"]
 BETTER: Final = "candidate better"
 WORSE: Final = "candidate worse"
 NOT_DISTINGUISHABLE: Final = "not distinguishable"
+#: Too little to compare (the interval over tasks is undefined): never "not distinguishable", which
+#: claims a comparison was made (issue 25).
+NO_VERDICT: Final = "no verdict"
 
 
 @dataclass(frozen=True)
 class Verdict:
     """The comparison verdict and the numbers that decided it.
 
-    ``outcome`` is the decision (:data:`BETTER`, :data:`WORSE` or
-    :data:`NOT_DISTINGUISHABLE`); ``sentence`` says it in words.
+    ``outcome`` is the decision (:data:`BETTER`, :data:`WORSE`, :data:`NOT_DISTINGUISHABLE`, or
+    :data:`NO_VERDICT` when the interval over tasks is undefined); ``sentence`` says it in words.
     """
 
     outcome: VerdictOutcome

@@ -68,10 +68,17 @@ def _step(item: SummaryItem, label: str) -> str:
     return label if item.kind == "comparison" and label in SIDES else _name(label)
 
 
+_NO_VERDICT = {
+    None: "no verdict: no matched pairs",
+    "no verdict": "no verdict: fewer than two tasks with matched pairs",
+}
+
+
 def _verdict(verdict: str | None) -> str:
-    """The statistics' own outcome words (plain when they are only lowercase words)."""
-    text = verdict or "no paired statistics"
-    return text if _WORDS.fullmatch(text) else _name(text)
+    """The statistics' own outcome words (plain when they are only lowercase words); a comparison that
+    was not made says so, with why, never "not distinguishable" (issue 25)."""
+    text = _NO_VERDICT.get(verdict) or str(verdict)
+    return text if _WORDS.fullmatch(text.replace(": ", " ")) else _name(text)
 
 
 def _trend_line(item: SummaryItem, base_url: str | None) -> str:

@@ -459,4 +459,4 @@ def test_no_pairs_gives_undefined_statistics_not_numbers(dirs) -> None:
     write_run(base, "task-a", BASE, 1, True, variant="two")
     stats = compare(cand, base).document["statistics"]
     assert stats["paired"]["difference"]["estimate"] is None
-    assert stats["verdict"]["outcome"] == "not distinguishable"
+    assert stats["verdict"]["outcome"] == "no verdict"  # nothing was compared (issue 25)

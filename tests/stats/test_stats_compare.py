@@ -69,7 +69,9 @@ def test_one_task_comparison():
     res = paired_comparison({"t": [True, True, False, True]}, {"t": [False, True, False, False]})
     assert res.paired.difference.estimate == 0.5 and not res.paired.difference.interval.defined
     assert res.paired.sign_flip.p_value == 1.0
-    assert res.verdict.outcome == "not distinguishable"
+    # one task cannot be compared: "no verdict", never "not distinguishable" (issue 25)
+    assert res.verdict.outcome == "no verdict"
+    assert res.verdict.sentence.startswith("no verdict: 1 task(s)") and res.verdict.tasks_needed is None
     assert res.paired.mcnemar.wins == 2 and res.paired.mcnemar.losses == 0
 
 
@@ -184,6 +186,8 @@ def test_results_serialise_to_plain_json():
 
 def test_no_pairs_at_all():
     res = paired_comparison({}, {}, ks=(1, 2))
-    assert res.verdict.sentence == "not distinguishable at this sample size"
+    assert res.verdict.sentence == (
+        "no verdict: 0 task(s) with matched pairs; the interval over tasks needs at least two"
+    )
     assert res.candidate[0].pass_at_k.estimate is None and res.paired.tango.lower is None
     assert res.paired.mcnemar.p_value == 1.0 and res.power.mde is None

@@ -20,6 +20,7 @@ from generator.analyze.stats.power import (
 )
 from generator.model.stats import (
     BETTER,
+    NO_VERDICT,
     NOT_DISTINGUISHABLE,
     WORSE,
     ClusteredDifference,
@@ -32,7 +33,16 @@ from generator.model.stats import (
     VerdictOutcome,
 )
 
-__all__ = ["BETTER", "NOT_DISTINGUISHABLE", "WORSE", "GateDiagnosis", "Verdict", "diagnose_gate", "experiment_verdict"]
+__all__ = [
+    "BETTER",
+    "NOT_DISTINGUISHABLE",
+    "NO_VERDICT",
+    "WORSE",
+    "GateDiagnosis",
+    "Verdict",
+    "diagnose_gate",
+    "experiment_verdict",
+]
 
 #: Observed differences smaller than this are treated as "no difference" when
 #: choosing the X of the "would need about N tasks" sentence (the MDE is used).
@@ -77,7 +87,12 @@ def experiment_verdict(
         outcome = WORSE
     x = None
     n_needed = None
-    if outcome == NOT_DISTINGUISHABLE:
+    if not defined:
+        outcome = NO_VERDICT
+        sentence = (
+            f"no verdict: {difference.tasks} task(s) with matched pairs; the interval over tasks needs at least two"
+        )
+    elif outcome == NOT_DISTINGUISHABLE:
         if difference_of_interest is not None:
             x = abs(float(difference_of_interest))
         elif difference.estimate is not None and abs(difference.estimate) >= NEGLIGIBLE_DIFFERENCE:
