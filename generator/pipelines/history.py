@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from generator.model.errors import EvalsiteError
-from generator.model.history import HISTORY_SCHEMA, HistoryHead, SummaryItem, Trend
+from generator.model.history import HISTORY_SCHEMA, HistoryEntry, HistoryHead, SummaryItem, Trend
 from generator.model.ledger import canonical_bytes
 from generator.model.redaction import Redactor
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
@@ -191,8 +191,8 @@ def gate_reasons(
     """One sentence per reason the build fails its ``--fail-on`` gate (empty: it passes).
 
     *worse* maps a leaderboard (``leaderboard 'id'``) to its (system, sentence) pairs reported
-    significantly worse than the baseline after correction: ``verdict-worse`` fails on each, since
-    a leaderboard has no single verdict to go down (docs/history.md).
+    significantly worse than the baseline after correction whose evidence changed since the
+    previous build (:func:`_newly_worse`): ``verdict-worse`` fails on each (docs/history.md).
     """
     reasons: list[str] = []
     for trend in trend_list:
@@ -272,6 +272,7 @@ class Record:
     upper: float | None = None
     error: str | None = None
     worse: tuple[tuple[str, str], ...] = ()  # a leaderboard's (system, sentence) worse than its baseline
+    baseline: str | None = None  # a leaderboard's baseline label
 
 
 def comparison_record(
@@ -292,7 +293,8 @@ def comparison_record(
 def leaderboard_record(subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]) -> Record:
     rows = document["against_baseline"]
     worse = tuple((str(row["label"]), str(row["sentence"])) for row in rows if row["outcome"] == WORSE)
-    return Record("leaderboard", subject, title, leaderboard_body(subject, title, document, inputs), worse=worse)
+    body = leaderboard_body(subject, title, document, inputs)
+    return Record("leaderboard", subject, title, body, worse=worse, baseline=document.get("baseline"))
 
 
 def failed_record(kind: Literal["comparison", "leaderboard"], subject: str, title: str, message: str) -> Record:
@@ -366,9 +368,30 @@ def run_history(
             outcome.links[trend.kind, trend.subject] = page.meta.url
     current_trends = [t for t in outcome.trends if (t.kind, t.subject) in {(r.kind, r.subject) for r in records}]
     issues = {f"{r.kind} {r.subject!r}": int(r.body["issues"]) for r in records if r.body is not None}
-    worse = {f"leaderboard {r.subject!r}": r.worse for r in records if r.kind == "leaderboard" and r.worse}
+    worse = {
+        f"leaderboard {r.subject!r}": r.worse if history is None else _newly_worse(r, appended.history.entries)
+        for r in records
+        if r.kind == "leaderboard" and r.worse
+    }
     outcome.reasons = gate_reasons(fail_on, current_trends, issues, worse)
     return outcome
+
+
+def _newly_worse(record: Record, entries: Sequence[HistoryEntry]) -> tuple[tuple[str, str], ...]:
+    """The systems of a leaderboard worse than its baseline whose standing may have changed since the
+    previous recorded build: a system, or the baseline, whose per-task counts differ between the last
+    two entries of this leaderboard (or that is new).  A standing difference on unchanged evidence
+    does not fire ``verdict-worse`` again (issue 25); the first recorded build has nothing new.  (With
+    no history configured there is no previous build to compare with: every worse system counts.)"""
+    own = [e for e in entries if e.kind == "leaderboard" and e.subject == record.subject]
+    if len(own) < 2:
+        return ()
+    before, now = ({side.label: side.tasks for side in entry.sides} for entry in own[-2:])
+
+    def moved(label: str | None) -> bool:
+        return label is None or label not in before or before[label] != now.get(label)
+
+    return tuple((label, sentence) for label, sentence in record.worse if moved(label) or moved(record.baseline))
 
 
 def write_summary(

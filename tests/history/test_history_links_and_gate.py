@@ -129,3 +129,24 @@ def test_summary_says_not_compared_without_empty_numbers() -> None:
     )
     row = next(line for line in render_summary([item], None).splitlines() if line.startswith("| [`A`]"))
     assert "candidate not compared (1 shared task(s))" in row and "— —" not in row
+
+
+def test_verdict_worse_fires_when_a_system_got_worse_not_for_a_standing_difference(tmp_path: Path) -> None:
+    """Issue 25: with a history, a system worse than the baseline fails the gate in the build where its
+    evidence (or the baseline's) changed, not in every later build of an unchanged system."""
+
+    def build(weak: bool, good_passes: bool = True) -> tuple[int, str]:
+        config = _leaderboard(tmp_path, weak=weak)
+        # good_passes=False: one run of one task of "good" fails (its evidence changes, it is not worse)
+        write_system(tmp_path / "good", "GOOD", {f"t{i:02d}": [good_passes or i > 0, True, True] for i in range(12)})
+        config.write_text(config.read_text(encoding="utf-8") + "history: history.jsonl\n", encoding="utf-8")
+        code, _, err = cli(
+            "build", "--config", str(config), "--out", str(tmp_path / "out"), "--fail-on", "verdict-worse"
+        )
+        return code, err
+
+    assert build(weak=False)[0] == 0  # nothing worse
+    code, err = build(weak=True)  # weak got worse in this build
+    assert code == 1 and "system 'weak' is worse than the baseline after correction" in err
+    code, err = build(weak=True, good_passes=False)  # weak and the baseline unchanged: a standing difference
+    assert code == 0 and "fail:" not in err, err

@@ -47,10 +47,10 @@ def env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GITHUB_SHA", "b" * 40)
 
 
-def _hostile_site(root: Path) -> Path:
+def _hostile_site(root: Path, *, all_pass: bool = False) -> Path:
     systems = []
     for n, label in enumerate(HOSTILE):
-        write_system(root / f"s{n}", f"S{n}", {t: [n % 2 == 0, True, True] for t in TASKS})
+        write_system(root / f"s{n}", f"S{n}", {t: [all_pass or n % 2 == 0, True, True] for t in TASKS})
         systems.append(f"      - {{label: {json.dumps(label)}, experiment: s{n}, treatment: S{n}}}\n")
     config = root / "site.yaml"
     config.write_text(
@@ -71,6 +71,9 @@ def _inline_tokens(text: str) -> list[Any]:
 
 
 def test_hostile_names_stay_inert_in_the_summary(tmp_path: Path, env: None) -> None:
+    # a first recorded build where no system is worse: verdict-worse fires on what got worse since
+    config = _hostile_site(tmp_path, all_pass=True)
+    assert cli("build", "--config", str(config), "--out", str(tmp_path / "out"))[0] == 0
     config = _hostile_site(tmp_path)
     summary = tmp_path / "summary.md"
     code, _, err = cli(
