@@ -359,6 +359,12 @@ def _run_build(args: argparse.Namespace) -> int:
     )
     for warning in report.warnings:
         _say("warning", warning, config.redactor)
+    if summary is not None and not config.base_url:
+        print(
+            "warning: the summary's links are relative to the site (no base_url in the site config): "
+            "they break in a pull-request comment; set base_url to the published site's address",
+            file=sys.stderr,
+        )
     if report.redacted:
         kinds = ", ".join(f"{count} {kind}" for kind, count in report.redacted.items())
         print(f"redacted {sum(report.redacted.values())} value(s): {kinds}", file=sys.stderr)

@@ -79,6 +79,15 @@ def test_summary_links_are_absolute_with_base_url(tmp_path: Path, env: None) -> 
     assert "(https://example.org/site/trends/comparisons/a/index.html#build-1)" in text
 
 
+def test_a_summary_with_relative_links_warns_naming_base_url(tmp_path: Path, env: None) -> None:
+    """Issue 25: without base_url the summary's links break in a pull-request comment, and nothing said so."""
+    write_build(tmp_path, START)
+    code, _, err = build(tmp_path, "--summary", str(tmp_path / "s.md"))
+    assert code == 0 and "warning: the summary's links are relative" in err and "base_url" in err
+    write_build(tmp_path, START, base_url="https://example.org/site")
+    assert "relative" not in build(tmp_path, "--summary", str(tmp_path / "s.md"))[2]
+
+
 def test_summary_refuses_a_foreign_file(tmp_path: Path, env: None) -> None:
     write_build(tmp_path, START)
     foreign = tmp_path / "notes.md"
