@@ -90,12 +90,18 @@ def _trend_line(item: SummaryItem, base_url: str | None) -> str:
     if latest.number == 1:
         return f"[first recorded build]({href})"
     parts = []
+    unchanged = 0
     for step in latest.steps:
+        if step.status == "within noise" and step.estimate == step.lower == step.upper == 0.0:
+            unchanged += 1  # every shared task passed as often as before: counted, not listed
+            continue
         if step.status == "not compared":
             parts.append(f"{_step(item, step.label)} not compared ({step.tasks} shared task(s))")
             continue
         word = "**regression**" if step.status == "regression" else step.status
         parts.append(f"{_step(item, step.label)} {_signed(step.estimate)} {_bounds(step.lower, step.upper)} {word}")
+    if unchanged:
+        parts.append(f"{unchanged} unchanged")
     return f"[build {latest.number} vs {latest.number - 1}]({href}): " + "; ".join(parts)
 
 

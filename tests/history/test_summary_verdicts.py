@@ -23,3 +23,20 @@ def test_no_verdict_is_said_with_its_reason() -> None:
     assert "| no verdict: no matched pairs |" in rows["| [`no-pairs`"]
     assert "| not distinguishable |" in rows["| [`made`"]
     assert text.count("not distinguishable") == 1
+
+
+def test_unchanged_systems_are_counted_not_listed() -> None:
+    """Issue 25: a leaderboard's trend cell listed 12 unchanged systems as "+0.0 within noise"."""
+    from generator.model.history import BuildTrend, StepDifference, Trend
+
+    same = tuple(StepDifference(f"system-{n}", 0.0, 0.0, 0.0, 12, "within noise") for n in range(12))
+    drop = StepDifference("system-x", -0.4, -0.6, -0.2, 12, "regression")
+    first = BuildTrend(1, "hist1:a", None, None, None, 0, (), ())
+    second = BuildTrend(2, "hist1:b", None, None, None, 0, (), (*same, drop))
+    trend = Trend("leaderboard", "lb", "Board", (first, second), ())
+    item = SummaryItem(
+        "leaderboard", "lb", "Board", "leaderboards/lb/index.html#tiers", "x", None, None, None, None,
+        (("system-x",),), 0, trend, "trends/leaderboards/lb/index.html",
+    )  # fmt: skip
+    text = render_summary([item], None)
+    assert "12 unchanged" in text and "system-0" not in text and "**regression**" in text
