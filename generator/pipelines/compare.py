@@ -44,7 +44,7 @@ from generator.read.comet.experiment import (
 )
 from generator.read.comet.manifest import fallback_manifest
 from generator.read.comet.matrix import load_matrix
-from generator.read.formats import AUTO, detect_format, load_side, run_telemetry
+from generator.read.formats import AUTO, check_shape, detect_format, load_side, run_telemetry
 from generator.read.safe_io import Identity, batched_reads, merge_recorded, take_recorded
 from generator.render.comparison.document import STREAMED, comparison_document
 from generator.render.comparison.report import comparison_markdown
@@ -444,6 +444,11 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics)
 
     formats: dict[Side, str] = {}
     experiments: dict[Side, Experiment] = {}
+    for side, path, fmt in (
+        ("candidate", inputs.candidate_dir, inputs.candidate_format),
+        ("baseline", inputs.baseline_dir, inputs.baseline_format),
+    ):
+        check_shape(fmt, side, path)  # a file where a folder format is named: say which format to set
     comet = _load_comet_pair(inputs, manifest_for)
     read_with: dict[Side, ArtifactTable] | None = None
     if comet is not None:

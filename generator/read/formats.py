@@ -24,7 +24,7 @@ from generator.read.records.reader import load_records
 from generator.read.safe_io import Refusal, read_contained
 from generator.read.swebench.run import is_swebench, load_swebench
 
-__all__ = ["AUTO", "MAX_AGENT_STDOUT_BYTES", "detect_format", "load_side", "run_telemetry"]
+__all__ = ["AUTO", "MAX_AGENT_STDOUT_BYTES", "check_shape", "detect_format", "load_side", "run_telemetry"]
 
 AUTO = "auto"
 MAX_AGENT_STDOUT_BYTES = 64 * 1024 * 1024
@@ -34,14 +34,48 @@ def _is_comet(path: Path) -> bool:
     return path.is_dir() and (path / "reports").is_dir()
 
 
+_TESTS: dict[str, Callable[[Path], bool]] = {
+    "comet": _is_comet,
+    "inspect": is_inspect_log,
+    "harbor": is_harbor_job,
+    "swebench": is_swebench,
+}
+
+
 def detect_format(path: Path) -> str:
     """The one format ``path`` fits; an error when none or several fit."""
-    tests = {"comet": _is_comet, "inspect": is_inspect_log, "harbor": is_harbor_job, "swebench": is_swebench}
-    found = [name for name, test in tests.items() if test(path)]
+    found = [name for name, test in _TESTS.items() if test(path)]
     if len(found) == 1:
         return found[0]
     what = "no known format" if not found else f"several formats ({', '.join(found)})"
     raise EvalsiteError(f"{path.name!r} fits {what}: give its format ({', '.join(FORMATS)})")
+
+
+_FOLDER_FORMATS = {"comet": "a Comet experiment", "harbor": "a Harbor job"}
+_LOOKS_LIKE = {
+    "comet": "a Comet experiment",
+    "inspect": "an Inspect log",
+    "harbor": "a Harbor job",
+    "swebench": "a SWE-bench run",
+}
+
+
+def check_shape(fmt: str, side: str, path: Path) -> None:
+    """Refuse, with the format to set, a file given where the format needs a folder.
+
+    Comet experiments and Harbor jobs are folders; a file given as one (an Inspect ``.json`` log with
+    no ``format:``, say) would otherwise read "is not a folder" with no word of what to do.  The
+    message names what the path looks like (by the same tests ``auto`` uses) and the option to set.
+    """
+    if fmt not in _FOLDER_FORMATS or not path.is_file():
+        return
+    fits = [name for name, test in _TESTS.items() if name != fmt and test(path)]
+    hint = (
+        f"; it looks like {_LOOKS_LIKE[fits[0]]}: set --{side}-format {fits[0]} (format: {fits[0]} in the site config)"
+        if len(fits) == 1
+        else f"; give its format with --{side}-format ({', '.join(FORMATS)}), or format: in the site config"
+    )
+    raise EvalsiteError(f"{side} input {path.name!r} is a file, but {_FOLDER_FORMATS[fmt]} is a folder{hint}")
 
 
 def load_side(
@@ -56,6 +90,7 @@ def load_side(
     """The side's format (as detected, for ``auto``) and its runs."""
     if fmt == AUTO:
         fmt = detect_format(path)
+    check_shape(fmt, side, path)
     if fmt == "comet":
         return fmt, load_experiment(side, path, treatment, manifest_for=manifest_for)
     if fmt == "inspect":

@@ -65,3 +65,18 @@ def test_a_secret_in_an_error_line_is_redacted() -> None:
     result = _compare("experiments/native", token)
     assert result.returncode == 2
     assert token not in result.stderr and "[redacted:github-token sha256:" in result.stderr
+
+
+def test_a_log_file_given_where_a_folder_format_is_named_says_which_format_to_set() -> None:
+    """Issue 28, item 7: an Inspect .json with no format read "is not a folder"; harbor on a file "does not exist"."""
+    for extra in ((), ("--candidate-format", "harbor")):
+        result = _evalsite(
+            "compare", "--candidate", "inspect/candidate.json", "--candidate-treatment", "candidate-solver",
+            "--baseline", "inspect/baseline.json", "--baseline-treatment", "baseline-solver",
+            "--baseline-format", "inspect", *extra,
+        )  # fmt: skip
+        assert result.returncode == 2
+        assert result.stderr.startswith("error: candidate input 'candidate.json' is a file, but a ")
+        assert result.stderr.endswith(
+            "it looks like an Inspect log: set --candidate-format inspect (format: inspect in the site config)\n"
+        )
