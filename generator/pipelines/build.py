@@ -237,7 +237,7 @@ class DefaultCore:
         result, problems = site_result(parse_campaign_bytes(campaign_data), ledger_data)
         if result is None:
             raise EntryDataError(
-                f"the ledger has {len(problems)} problem(s) and cannot be summarized; first: {problems[0]}",
+                f"the ledger cannot be summarized: {len(problems)} distinct problem(s); first: {problems[0]}",
                 problems,
                 inputs,
             )

@@ -260,7 +260,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
     once on the good path and again only to list every problem of a bad ledger.
     """
     # numpy/scipy load only when a summary is computed: append and verify stay cheap
-    from generator.analyze.ledger.checks import check_entries, describe
+    from generator.analyze.ledger.checks import check_entries, described
     from generator.analyze.ledger.extended import extended_summary
     from generator.analyze.ledger.result import ledger_result
     from generator.analyze.ledger.summary import summarize
@@ -270,7 +270,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
         ledger = LedgerRead(True, len(ledger_source), tuple(entries), tuple(line_problems), torn, count)
     else:
         ledger = read_ledger_file(ledger_source, lock="none")
-    problems = [describe(problem) for problem in ledger.problems]
+    problems = described(ledger.problems)
     if ledger.torn_tail is not None:
         problems.append(ledger.torn_tail.describe())
     if problems:
@@ -278,7 +278,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
     try:
         summary = summarize(campaign, ledger.receipts)
     except LedgerDataError:
-        problems = [describe(p) for p in check_entries(list(ledger.entries), campaign).problems]
+        problems = described(check_entries(list(ledger.entries), campaign).problems)
         if not problems:
             raise
         return None, problems

@@ -230,3 +230,19 @@ def test_numbers_too_large_for_floats_are_clean_errors(tmp_path):
     ledger = write_ledger(tmp_path / "costly.jsonl", costly)
     run = run_cli("summarize", "--campaign", str(campaign), "--ledger", str(ledger))
     assert_one_line_error(run, "benchmark data is not finite canonical JSON")  # the sum overflows to inf, as upstream
+
+
+def test_the_same_problem_on_many_lines_is_one_line_with_its_count(tmp_path):
+    """Issue 28, item 7: a ledger against the wrong campaign listed one message 698 times."""
+    campaign = write_campaign(tmp_path / "campaign.json", RAW)
+    stale = [canonical_text(dict(r, wallMs=1)) for r in GRID[:8]]  # eight stale receiptIds
+    ledger = tmp_path / "ledger.jsonl"
+    ledger.write_text("\n".join([*stale, "{nope", ""]), encoding="utf-8")
+    run = run_cli("verify", "--campaign", str(campaign), "--ledger", str(ledger))
+    assert_one_line_error(run, "ledger is not sound (9 problem(s); see the report above)")
+    problems = [line for line in run.out.splitlines() if line.startswith("problem: ")]
+    assert problems == [
+        "problem: benchmark ledger lines 1, 2, 3, 4, 5, … (8 lines): "
+        "benchmark receiptId does not match its canonical content",
+        "problem: benchmark ledger line 9 is not JSON",
+    ]

@@ -191,6 +191,28 @@ def describe(problem: LedgerProblem) -> str:
     return f"benchmark ledger line {problem.line}: {problem.message}"
 
 
+_LINES_SHOWN = 5
+
+
+def described(problems: Iterable[LedgerProblem]) -> list[str]:
+    """One line per distinct problem, in line order: the same message on many lines (a ledger checked
+    against the wrong campaign: every receipt's digest) is one line naming how many and which."""
+    groups: dict[tuple[str, str], list[LedgerProblem]] = {}
+    for problem in problems:
+        key = (problem.kind, problem.message) if problem.kind == "invalid" else (problem.kind, repr(problem))
+        groups.setdefault(key, []).append(problem)
+    out: list[tuple[int, str]] = []
+    for members in groups.values():
+        first = members[0]
+        if len(members) == 1:
+            out.append((first.line, describe(first)))
+            continue
+        lines = sorted(p.line for p in members)
+        shown = ", ".join(str(n) for n in lines[:_LINES_SHOWN]) + (", …" if len(lines) > _LINES_SHOWN else "")
+        out.append((lines[0], f"benchmark ledger lines {shown} ({len(lines):,} lines): {first.message}"))
+    return [text for _line, text in sorted(out, key=lambda item: item[0])]
+
+
 def require_sound(problems: Iterable[LedgerProblem]) -> None:
     """Raise for the first problem, in the order a strict reader meets them.
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from generator.analyze.ledger.checks import check_entries, describe
+from generator.analyze.ledger.checks import check_entries, described
 from generator.model.ledger import Campaign, LedgerCheck, LedgerEntry, LedgerProblem
 
 __all__ = ["VerifyReport", "verify_report"]
@@ -111,10 +111,11 @@ def verify_report(campaign: Campaign, ledger: _LedgerView) -> VerifyReport:
         f"evidence envelope: {'bound' if bound else 'not bound'} "
         f"(schema versions {versions}, {_plural(len(digests), 'execution digest')})"
     )
-    for problem in problems[:_SHOWN_PROBLEMS]:
-        out.append(f"problem: {describe(problem)}")
-    if len(problems) > _SHOWN_PROBLEMS:
-        out.append(f"problem: ... and {len(problems) - _SHOWN_PROBLEMS} more")
+    lines = described(problems)  # the same message on many lines is one line with its count
+    for line in lines[:_SHOWN_PROBLEMS]:
+        out.append(f"problem: {line}")
+    if len(lines) > _SHOWN_PROBLEMS:
+        out.append(f"problem: ... and {len(lines) - _SHOWN_PROBLEMS} more")
     if torn is not None and torn.complete:
         out.append(
             f"problem: line {torn.line} lacks its trailing newline, so appends are refused; "
