@@ -54,6 +54,7 @@ from generator.pages.ledger.page import LedgerSource, build_ledger_pages
 from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pages.names import phrase
+from generator.pages.trends.page import with_trend_links
 from generator.pipelines.forked import in_child
 from generator.pipelines.history import (
     HistoryOptions,
@@ -479,12 +480,9 @@ def build_site(
     fail_on: Sequence[str] = (),
     history_options: HistoryOptions | None = None,
 ) -> BuildReport:
-    """Build the whole site into *out_dir* (default: the config's output) atomically.
-
-    With ``config.history`` set, this build's entries are appended to the history and trend pages
-    written; *summary* names the Markdown summary file; *fail_on* reasons land in ``report.gate``
-    (``docs/history.md``).
-    """
+    """Build the whole site into *out_dir* (default: the config's output) atomically: gather every
+    entry's pages, record the history (trend pages; *summary*; *fail_on* reasons in ``report.gate``,
+    ``docs/history.md``), then write."""
     started = time.perf_counter()
     out = Path(out_dir or config.output).resolve()
     check_output_location(out, config)
@@ -562,6 +560,8 @@ def _gather(
         from generator.pages.leaderboard.links import with_related
 
         bundles = with_related(bundles, report.related)
+    if config.history is not None:  # each comparison and leaderboard page links its trend page
+        bundles = with_trend_links(bundles)
     return bundles, (headlines_c, headlines_l, headlines_b)
 
 

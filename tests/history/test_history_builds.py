@@ -170,3 +170,12 @@ def test_example_site_records_every_comparison_and_leaderboard(tmp_path: Path, e
     assert board["tiers"] and (tmp_path / "out/trends/leaderboards/example-agents/index.html").is_file()
     assert cli(*args, "--history", str(history))[0] == 0
     assert len(history.read_text().splitlines()) == len(found)  # identical inputs: nothing appended
+
+
+def test_every_comparison_page_links_its_trend_page(tmp_path: Path, env: None) -> None:
+    """Issue 28, item 6: only the index linked the trend pages."""
+    write_build(tmp_path, START)
+    assert build(tmp_path)[0] == 0
+    page = tmp_path / "out" / "comparisons" / "a" / "index.html"
+    assert 'href="../../trends/comparisons/a/index.html"' in page.read_text()
+    assert (page.parent / "../../trends/comparisons/a/index.html").resolve().is_file()

@@ -6,15 +6,25 @@ exact row.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from generator.model.history import StepDifference, Trend
 from generator.pages.format import interval, pp, pp_interval
-from generator.pages.models import Link, PageMeta, SiteInfo
-from generator.pages.urls import name_slug
+from generator.pages.models import Link, PageBundle, PageMeta, SiteInfo
+from generator.pages.urls import name_slug, rel
 
-__all__ = ["BuildRow", "StripRow", "TrendPage", "build_trend_page", "trend_url", "build_anchor", "task_anchor"]
+__all__ = [
+    "BuildRow",
+    "StripRow",
+    "TrendPage",
+    "build_anchor",
+    "build_trend_page",
+    "task_anchor",
+    "trend_url",
+    "with_trend_links",
+]
 
 _MARK = {"pass": "✓", "fail": "✗", "mixed": "±", None: "·"}
 
@@ -25,6 +35,20 @@ def trend_url(kind: str, subject: str) -> str:
 
 def subject_url(kind: str, subject: str) -> str:
     return f"{kind}s/{subject}/index.html"
+
+
+def with_trend_links(bundles: Sequence[PageBundle]) -> list[PageBundle]:
+    """*bundles* with each comparison and leaderboard page linking its own trend page (issue 28):
+    with a history, every recorded entry has one (entry error pages are not recorded)."""
+    out = []
+    for bundle in bundles:
+        meta = bundle.page.meta
+        kind, _, subject = meta.url.removesuffix("/index.html").partition("s/")
+        if bundle.page.template in ("comparison.html", "leaderboard.html") and kind in ("comparison", "leaderboard"):
+            link = Link(f"This {kind} across builds (trend)", rel(meta.url, trend_url(kind, subject)))
+            bundle = replace(bundle, page=replace(bundle.page, meta=replace(meta, related=(*meta.related, link))))
+        out.append(bundle)
+    return out
 
 
 def build_anchor(number: int) -> str:
