@@ -80,3 +80,23 @@ def test_a_log_file_given_where_a_folder_format_is_named_says_which_format_to_se
         assert result.stderr.endswith(
             "it looks like an Inspect log: set --candidate-format inspect (format: inspect in the site config)\n"
         )
+
+
+def test_auto_takes_a_folder_holding_exactly_one_inspect_log(tmp_path: Path) -> None:
+    """Issue 29, item 5: `auto` on a folder with one log said "fits no known format" while `inspect` read it."""
+    import shutil
+
+    shutil.copy(EXAMPLES / "inspect" / "candidate.eval", tmp_path / "candidate.eval")
+    result = _evalsite(
+        "compare", "--candidate", str(tmp_path), "--candidate-treatment", "candidate-solver",
+        "--candidate-format", "auto", "--baseline", "inspect/baseline.json",
+        "--baseline-treatment", "baseline-solver", "--baseline-format", "auto", "--format", "json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    shutil.copy(EXAMPLES / "inspect" / "baseline.eval", tmp_path / "baseline.eval")  # two logs: name one
+    result = _evalsite(
+        "compare", "--candidate", str(tmp_path), "--candidate-treatment", "candidate-solver",
+        "--candidate-format", "auto", "--baseline", "inspect/baseline.json",
+        "--baseline-treatment", "baseline-solver", "--baseline-format", "auto",
+    )  # fmt: skip
+    assert result.returncode == 2 and "fits no known format" in result.stderr

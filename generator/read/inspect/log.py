@@ -65,7 +65,16 @@ _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
 def is_inspect_log(path: Path) -> bool:
-    """A ``.eval`` file, or a ``.json`` file whose first bytes look like an Inspect log."""
+    """A ``.eval`` file, a ``.json`` file whose first bytes look like an Inspect log, or a folder
+    (not a link) that holds exactly one of them, as a side may name it."""
+    if path.is_dir():
+        if path.is_symlink():
+            return False
+        try:
+            _log_file(path)
+        except EvalsiteError:
+            return False
+        return True
     if path.suffix == ".eval":
         return path.is_file()
     if path.suffix != ".json" or not path.is_file():
