@@ -10,7 +10,7 @@ report and the site pages are renderings of a result (docs/leaderboard.md).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, Literal
 
@@ -50,7 +50,13 @@ CORRECTION_NAMES: Final = {
 }
 TIER_RULE: Final = (
     "Tiers, greedy from the top of the ranking: a system joins the current tier while its adjusted pairwise "
-    "test against the tier's leader is not significant; otherwise it leads the next tier."
+    "test against the tier's leader is not significant; otherwise (or when the two share fewer than two "
+    "tasks) it leads the next tier. Tiers are a summary: two members of one tier may still differ."
+)
+GROUPS_RULE: Final = (
+    "Groups are exact: two systems share a group letter exactly when the corrected all-pairs test does not "
+    "tell them apart and they share at least two tasks (each group is a largest set of systems no two of "
+    "which are told apart). Systems that share fewer than two tasks are not comparable: never grouped together."
 )
 #: Input formats a system can be read from (the importers add more; one reading function dispatches).
 SYSTEM_FORMATS: Final = FORMATS  # every importer a comparison side has (docs/importers.md)
@@ -208,6 +214,10 @@ class LeaderboardResult:
     tiers: tuple[tuple[str, ...], ...]
     frontier_field: str | None  # total_cost_usd | duration_seconds | None (no telemetry)
     frontier: tuple[str, ...]  # labels on the Pareto frontier of that field vs pass@1
+    # Sound groups (issue 25): each system's labels ("a", "b", ...); two systems share a label exactly
+    # when the corrected all-pairs test does not distinguish them and they share at least two tasks.
+    groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    not_comparable: tuple[tuple[str, str], ...] = ()  # pairs sharing fewer than two tasks: never grouped
 
     def system(self, label: str) -> SystemResult:
         for system in self.systems:

@@ -124,7 +124,13 @@ def assemble(
         for (a, b, counts, issues, per_task), (difference, flip), p_adj in zip(raw, tests, adjusted, strict=True)
     )
     by_pair = {(p.a, p.b): p for p in pairs}
-    tiers = greedy_tiers(labels, lambda leader, other: by_pair[(leader, other)].distinguishable)
+    # a system that shares fewer than two tasks with a tier's leader was never compared with it: it
+    # leads a tier of its own rather than join one (issue 25)
+    tiers = greedy_tiers(
+        labels,
+        lambda leader, other: by_pair[(leader, other)].distinguishable or not _comparable(by_pair[(leader, other)]),
+    )
+    groups, not_comparable = _groups(labels, pairs)
     tier_of = {label: index + 1 for index, tier in enumerate(tiers) for label in tier}
     ranked = [dataclasses.replace(s, rank=i + 1, tier=tier_of[s.label]) for i, s in enumerate(ranked)]
     cache = {(a, b): (counts, issues, per_task) for a, b, counts, issues, per_task in raw}
@@ -144,7 +150,35 @@ def assemble(
         tiers=tiers,
         frontier_field=field,
         frontier=frontier,
+        groups=groups,
+        not_comparable=not_comparable,
     )
+
+
+def _comparable(pair: PairComparison) -> bool:
+    """Two systems are compared only over at least two shared tasks (the interval over tasks needs two)."""
+    return pair.tasks >= 2
+
+
+def _groups(
+    ranked: Sequence[str], pairs: Sequence[PairComparison]
+) -> tuple[dict[str, tuple[str, ...]], tuple[tuple[str, str], ...]]:
+    """Each system's group labels: the maximal cliques of the "compared and not distinguishable" graph
+    (``analyze/stats/groups.py``), labelled a, b, ... from the clique holding the best-ranked system;
+    and the pairs that were not compared."""
+    from generator.analyze.stats.groups import group_labels, maximal_cliques
+
+    adjacent: dict[str, set[str]] = {label: set() for label in ranked}
+    for pair in pairs:
+        if _comparable(pair) and not pair.distinguishable:
+            adjacent[pair.a].add(pair.b)
+            adjacent[pair.b].add(pair.a)
+    cliques = maximal_cliques(ranked, {label: frozenset(others) for label, others in adjacent.items()})
+    position = {label: index for index, label in enumerate(ranked)}
+    cliques.sort(key=lambda clique: sorted(position[m] for m in clique))
+    labelled = dict(zip(group_labels(), cliques, strict=False))
+    groups = {label: tuple(name for name, clique in labelled.items() if label in clique) for label in ranked}
+    return groups, tuple((p.a, p.b) for p in pairs if not _comparable(p))
 
 
 _Counted = tuple[PairedCounts, Counter[str], list[tuple[str, int, int, int]]]

@@ -36,7 +36,7 @@ from generator.analyze.stats.rule import (
 )
 from generator.model.leaderboard import Correction
 
-__all__ = ["Board", "PairResult", "board", "maximal_cliques"]
+__all__ = ["Board", "PairResult", "board", "group_labels", "maximal_cliques"]
 
 MAX_SYSTEMS = 200
 MAX_CLIQUES = 10_000
@@ -110,7 +110,8 @@ def maximal_cliques(nodes: Sequence[str], adjacent: Mapping[str, frozenset[str]]
     return out
 
 
-def _labels() -> Iterator[str]:
+def group_labels() -> Iterator[str]:
+    """a, b, ..., z, aa, ab, ...: the labels of groups, in order."""
     n = 0
     while True:
         label, k = "", n
@@ -162,7 +163,7 @@ def board(
     cliques = maximal_cliques(names, frozen)
     best = {name: -1.0 if mean is None else mean for name, mean in means.items()}
     cliques.sort(key=lambda q: (-max(best[m] for m in q), sorted(q)))
-    members = dict(zip(_labels(), cliques, strict=False))
+    members = dict(zip(group_labels(), cliques, strict=False))
     groups = {name: frozenset(label for label, q in members.items() if name in q) for name in names}
     not_comparable = tuple(key for key, pr in pairs.items() if pr.distinguishable is None)
     return Board(names, means, pairs, groups, members, not_comparable, alpha, correction)

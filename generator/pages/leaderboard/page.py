@@ -14,6 +14,7 @@ from typing import Any
 
 from generator.model.leaderboard import (
     CORRECTION_NAMES,
+    GROUPS_RULE,
     TIER_RULE,
     LeaderboardResult,
     PairComparison,
@@ -54,7 +55,7 @@ from generator.pages.models import (
     SystemPage,
     Table,
 )
-from generator.pages.names import phrase
+from generator.pages.names import Phrase, phrase
 from generator.pages.urls import index_url, rel
 
 __all__ = ["build_leaderboard_pages", "leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
@@ -107,7 +108,13 @@ class _Builder:
 
     def ranking_table(self) -> Table:
         r = self.result
-        columns = [Column("Rank", True), Column("Tier", True), Column("System"), Column("Treatment")]
+        columns = [
+            Column("Rank", True),
+            Column("Groups", False, "systems that share a letter cannot be told apart (corrected all-pairs test)"),
+            Column("Tier", True),
+            Column("System"),
+            Column("Treatment"),
+        ]
         columns += [Column("pass@1", True), Column("95% interval (t, over tasks)")]
         columns += [Column(f"pass@{k}", True) for k in r.ks if k != 1]
         columns += [Column(f"pass^{k}", True, "unbiased: C(c,k)/C(n,k)") for k in r.ks]
@@ -127,6 +134,7 @@ class _Builder:
                 shown += f" ± {100 * ra.stderr:.1f}"
             cells = [
                 fmt.num_cell(s.rank),
+                Cell(", ".join(r.groups.get(s.label, ())) or fmt.NA, None, None, "mono"),
                 fmt.num_cell(s.tier),
                 Cell(s.label, None, self.link(self.url, s.label)),
                 Cell(s.treatment),
@@ -336,6 +344,11 @@ class _Builder:
             ("alpha", f"{r.alpha:g}"),
             ("Correction", CORRECTION_NAMES[r.correction]),
             ("Tiers", str(len(r.tiers))),
+            ("Groups", str(len({g for labels in r.groups.values() for g in labels}))),
+        ) + (
+            (("Pairs not compared (fewer than two shared tasks)", _not_compared(r.not_comparable)),)
+            if r.not_comparable
+            else ()
         )
         page = LeaderboardPage(
             meta=self.meta(
@@ -347,7 +360,7 @@ class _Builder:
             leaderboard_id=self.id,
             facts=facts,
             ranking_table=self.ranking_table(),
-            tier_rule=TIER_RULE,
+            tier_rule=f"{GROUPS_RULE} {TIER_RULE}",
             tiers=tuple((f"Tier {i}", phrase(", ".join(["{}"] * len(t)), *t)) for i, t in enumerate(r.tiers, 1)),
             baseline_table=baseline_table,
             verdicts=verdicts,
@@ -571,3 +584,10 @@ def build_leaderboard_pages(
     jobs += [PageJob.of(partial(builder.pair, p), pair_url(board_id, p.a, p.b)) for p in result.pairs]
     links = ev.comparison_links(builder.evidence, [(p.a, p.b) for p in result.pairs])
     return LeaderboardPages(board_headline(board_id, title, builder.url, result), builder.board(), tuple(jobs), links)
+
+
+def _not_compared(pairs: tuple[tuple[str, str], ...]) -> Phrase:
+    """The pairs never compared, named: "a and b; c and d" (at most five, then a count)."""
+    shown = pairs[:5]
+    template = "; ".join(["{} and {}"] * len(shown)) + (f"; and {len(pairs) - 5} more" if len(pairs) > 5 else "")
+    return phrase(template, *(name for pair in shown for name in pair))

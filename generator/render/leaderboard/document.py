@@ -11,6 +11,7 @@ from typing import Any
 
 from generator.model.leaderboard import (
     CORRECTION_NAMES,
+    GROUPS_RULE,
     LEADERBOARD_SCHEMA,
     TIER_RULE,
     LeaderboardResult,
@@ -153,5 +154,8 @@ def leaderboard_document(result: LeaderboardResult) -> dict[str, Any]:
         "pairs": [pair_json(p) for p in result.pairs],
         "tiers": [list(t) for t in result.tiers],
         "tier_rule": TIER_RULE,
+        "groups": {label: list(result.groups.get(label, ())) for label in (s.label for s in result.systems)},
+        "groups_rule": GROUPS_RULE,
+        "not_comparable": [list(pair) for pair in result.not_comparable],
         "frontier": {"field": result.frontier_field, "labels": list(result.frontier)},
     }

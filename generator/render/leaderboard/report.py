@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from generator.model.leaderboard import CORRECTION_NAMES, TIER_RULE, LeaderboardResult, SystemResult
+from generator.model.leaderboard import CORRECTION_NAMES, GROUPS_RULE, TIER_RULE, LeaderboardResult, SystemResult
 from generator.pages import format as fmt
 
 __all__ = ["leaderboard_markdown"]
@@ -55,6 +55,9 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
         "",
     ]
     lines += _ranking(result)
+    lines += ["", "## Groups", "", GROUPS_RULE, ""]
+    lines += [f"- {s.label}: {', '.join(result.groups.get(s.label, ()))}" for s in result.systems]
+    lines += [f"- not comparable: {a} and {b}" for a, b in result.not_comparable]
     lines += ["", "## Tiers", "", TIER_RULE, ""]
     lines += [f"- Tier {index}: {', '.join(tier)}" for index, tier in enumerate(result.tiers, 1)]
     lines.append("")
