@@ -110,8 +110,10 @@ def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) ->
     """The verdict box's facts: difference, pairs, wins/losses/ties, the sign-flip test and the MDE."""
     paired, power = result.paired, result.power
     diff = paired.difference
+    levels = _levels(result)
+    effect = (f"{levels}: " if levels else "") + effect_text(verdict)  # the levels beside their difference
     return (
-        ("Difference in pass@1 (candidate − baseline)", effect_text(verdict), "percentage-points"),
+        ("Difference in pass@1 (candidate − baseline)", effect, "percentage-points"),
         ("Tasks / strictly matched pairs", f"{diff.tasks:,} tasks / {diff.pairs:,} pairs", "strictly-matched-pair"),
         (
             "Tasks won / lost / tied by the candidate",
@@ -124,6 +126,18 @@ def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) ->
         if power.mde is not None
         else ()
     )
+
+
+def _levels(result: ExperimentComparison) -> str | None:
+    """Both sides' task-macro pass@1 over the matched pairs ("72.2% vs 48.6%"): the levels whose
+    difference the verdict weighs (issue 28); None when either is undefined."""
+    found = [
+        next((m.estimate for summary in side for m in summary.metrics if m.label == "pass@1" and m.k == 1), None)
+        for side in (result.candidate, result.baseline)
+    ]
+    if any(value is None for value in found):
+        return None
+    return " vs ".join(f"{100 * value:.1f}%" for value in found if value is not None)
 
 
 def _intervals_table(result: ExperimentComparison) -> Table:
