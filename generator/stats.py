@@ -25,7 +25,7 @@ Bad input raises ``ValueError`` with a one-line message.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from generator.analyze.stats.groups import Board, PairResult, board
 from generator.analyze.stats.rule import (
@@ -34,6 +34,7 @@ from generator.analyze.stats.rule import (
     NO_VERDICT,
     NOT_DISTINGUISHABLE,
     WORSE,
+    RuleResult,
     decide,
     minimum_detectable_difference,
     paired_scores,
@@ -63,7 +64,7 @@ Scores = Mapping[str, Sequence[float]]
 
 
 @dataclass(frozen=True)
-class Decision:
+class Decision(RuleResult):
     """The comparison of one candidate with one baseline.
 
     ``outcome``: "better" / "worse" when the task-clustered (1 - alpha) t interval over the per-task
@@ -74,13 +75,6 @@ class Decision:
     reaches it, e.g. with five tasks or fewer the sign-flip test can never reach p < 0.05).
     """
 
-    outcome: str
-    difference: float | None
-    interval: tuple[float, float] | None
-    p_value: float | None
-    tasks: int
-    pairs: int
-    alpha: float
     mde: float | None
     mde_power: float
 
@@ -90,17 +84,7 @@ def compare(candidate: Scores, baseline: Scores, *, alpha: float = 0.05, power: 
     scores = paired_scores(candidate, baseline)
     result = decide(scores, alpha)
     mde = minimum_detectable_difference(scores, alpha=alpha, power=power)
-    return Decision(
-        result.outcome,
-        result.difference,
-        result.interval,
-        result.p_value,
-        result.tasks,
-        result.pairs,
-        alpha,
-        mde,
-        power,
-    )
+    return Decision(**{f.name: getattr(result, f.name) for f in fields(result)}, mde=mde, mde_power=power)
 
 
 def leaderboard(systems: Mapping[str, Scores], correction: Correction = "holm", *, alpha: float = 0.05) -> Board:
