@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from generator import stats  # noqa: E402
 from generator.analyze.leaderboard.tiers import greedy_tiers  # noqa: E402
-from generator.analyze.stats.rule import decide, paired_scores  # noqa: E402
+from generator.analyze.stats.rule import decide, paired_scores, tasks_needed  # noqa: E402
 
 A, B = 1.2, 1.8
 MU = A / (A + B)
@@ -105,7 +105,7 @@ def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
 
 def power(table: Table, rng: np.random.Generator, n: int) -> None:
     """Report the MDE from two equal systems; run a new experiment at that true difference."""
-    for tasks, reps in ((20, 1), (80, 1), (80, 5), (300, 3)):
+    for tasks, reps in ((20, 1), (80, 1), (80, 5), (300, 3), (40, 10), (730, 1)):
         hits, used, mdes = 0, 0, []
         for _ in range(n):
             p = pass_rates(rng, tasks)
@@ -119,6 +119,30 @@ def power(table: Table, rng: np.random.Generator, n: int) -> None:
         setting = f"{tasks} x {reps}, median MDE {100 * float(np.median(mdes)):.1f} pts"
         table.add(
             "power at the reported MDE", setting, "80% +- 5", hits / max(used, 1), max(used, 1), within(0.8, 0.05)
+        )
+
+
+def planning(table: Table, rng: np.random.Generator, n: int) -> None:
+    """'Would need about N tasks to detect X': N from a pilot at true Delta = X; a new experiment of N tasks."""
+    for tasks, reps, delta in ((20, 1, 0.15), (30, 3, 0.08), (80, 5, 0.05)):
+        hits, used, needs = 0, 0, []
+        for _ in range(n):
+            p = pass_rates(rng, tasks)
+            need = tasks_needed(paired_scores(runs(rng, p, reps, delta), runs(rng, p, reps)), delta)
+            if need is None or need > 20_000:
+                continue
+            needs.append(need)
+            p = pass_rates(rng, need)
+            hits += decide(paired_scores(runs(rng, p, reps, delta), runs(rng, p, reps))).outcome == stats.BETTER
+            used += 1
+        setting = f"pilot {tasks} x {reps}, Delta {delta:.2f}, median N {int(np.median(needs)) if needs else 0:,}"
+        table.add(
+            "power at 'would need about N tasks'",
+            setting,
+            "80% +- 5",
+            hits / max(used, 1),
+            max(used, 1),
+            within(0.8, 0.05),
         )
 
 
@@ -180,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     steps: list[tuple[Callable[[Table, np.random.Generator, int], None], int]] = [
         (verdicts, 1000),
         (power, 500),
+        (planning, 300),
         (boards, 150),
         (histories, 300),
     ]

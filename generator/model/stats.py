@@ -61,9 +61,14 @@ REFERENCE_PAIRED_LABEL: Final = (
 
 
 def as_json(value: object) -> object:
-    """A result as plain JSON values: dataclasses become dicts, tuples lists, NaN/inf null."""
+    """A result as plain JSON values: dataclasses become dicts, tuples lists, NaN/inf null.
+
+    Dataclass fields marked ``metadata={"json": False}`` are left out.
+    """
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        value = dataclasses.asdict(value)
+        return {
+            f.name: as_json(getattr(value, f.name)) for f in dataclasses.fields(value) if f.metadata.get("json", True)
+        }
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -272,6 +277,8 @@ class PowerAnalysis:
     between_task_variance: float | None
     within_task_variance: float | None
     method: str
+    #: the pairs the analysis was made from (for planning other sample sizes); not part of equality
+    counts: PairedCounts | None = dataclasses.field(default=None, compare=False, repr=False, metadata={"json": False})
 
 
 @dataclass(frozen=True)

@@ -127,8 +127,8 @@ _TERMS: tuple[tuple[str, str, str], ...] = (
     (
         "mde",
         "minimum detectable difference (MDE)",
-        "The smallest true difference this design (tasks × repetitions) would detect with 80% power at the 5% "
-        "level. A smaller real difference would usually read as not distinguishable.",
+        "The smallest true difference the verdict's own rule would call with 80% power at the 5% level in this design "
+        "(tasks × repetitions). A smaller real difference would usually read as not distinguishable.",
     ),
     (
         "naive-interval",

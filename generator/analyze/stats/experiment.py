@@ -53,7 +53,6 @@ from generator.analyze.stats.power import (
     minimum_detectable_effect,
     noninferiority_pairs_needed,
     rate_gate_feasibility,
-    tasks_needed,
     tasks_needed_for,
 )
 from generator.analyze.stats.verdict import diagnose_gate, experiment_verdict
@@ -129,7 +128,6 @@ __all__ = [
     "tango_interval",
     "task_macro",
     "task_macro_from_counts",
-    "tasks_needed",
     "tasks_needed_for",
     "win_loss_tie",
 ]

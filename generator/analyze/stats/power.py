@@ -2,8 +2,8 @@
 
 Pure functions.  Two families:
 
-* experiment comparisons -- normal-approximation power for the task-clustered
-  paired difference (Miller 2024, recommendation 5);
+* experiment comparisons -- the power of the verdict's own rule (task-clustered
+  interval and sign-flip test; :mod:`generator.analyze.stats.rule`);
 * ledger admission gates -- the *exact* operating characteristic of the
   reference's factorised Bonferroni rule (trinomial model of the pairs), and the
   question "can this gate pass at all at this sample size?".
@@ -20,6 +20,8 @@ from scipy import stats
 from generator.analyze.stats.binomial import combine_lower, combine_upper, cp_lower, cp_upper, fewest_trials
 from generator.analyze.stats.intervals import _reference_bounds_arrays
 from generator.analyze.stats.paired import count_arrays
+from generator.analyze.stats.rule import PairedScores, minimum_detectable_difference
+from generator.analyze.stats.rule import tasks_needed as rule_tasks_needed
 from generator.model.stats import GateFeasibility, GateKind, PairedCounts, PowerAnalysis, RateGateFeasibility
 
 __all__ = [
@@ -36,7 +38,7 @@ __all__ = [
     "noninferiority_pairs_needed",
     "pairs_needed_if_arms_agree",
     "rate_gate_feasibility",
-    "tasks_needed",
+    "scores_of",
     "tasks_needed_for",
 ]
 
@@ -52,29 +54,37 @@ def _z_total(alpha: float, power: float, sides: int) -> float:
 # --------------------------------------------------------------------------- experiments
 
 
+def scores_of(counts: PairedCounts) -> PairedScores:
+    """The per-task mean differences (wins - losses) / reps of matched pass / fail pairs, for the rule."""
+    r, w, l = count_arrays(counts)
+    keep = r > 0
+    num = (w - l)[keep].astype(np.int64)
+    den = r[keep].astype(np.int64)
+    tasks = tuple(t for t, k in zip(counts.tasks, keep.tolist(), strict=True) if k)
+    return PairedScores(tasks, num, den, int(den.sum()), binary=True)
+
+
 def tasks_needed_for(analysis: PowerAnalysis, difference: float, reps: float | None = None) -> int | None:
-    """About how many tasks (at ``reps`` repetitions, default the observed) detect ``difference``."""
-    return tasks_needed(
-        difference,
-        reps=analysis.reps if reps is None else reps,
-        observed_reps=analysis.reps,
-        variance_of_task_differences=analysis.variance_of_task_differences,
-        between_task_variance=analysis.between_task_variance,
-        within_task_variance=analysis.within_task_variance,
-        alpha=analysis.alpha,
-        power=analysis.power,
+    """About how many tasks (at ``reps`` repetitions, default the observed) the rule needs to detect ``difference``.
+
+    :func:`generator.analyze.stats.rule.tasks_needed` on the pairs the analysis was made from; another
+    number of repetitions rescales the per-task spread to omega^2 + sigma_w^2 / reps (method of moments).
+    """
+    if analysis.counts is None or analysis.tasks < 2:
+        return None
+    scale = 1.0
+    if reps is not None and abs(reps - analysis.reps) > 1e-12:
+        now = analysis.variance_of_task_differences
+        then = _variance_at(reps, analysis.between_task_variance, analysis.within_task_variance)
+        if not now or then is None:
+            return None
+        scale = then / now
+    return rule_tasks_needed(
+        scores_of(analysis.counts), difference, alpha=analysis.alpha, power=analysis.power, variance_scale=scale
     )
 
 
-def _variance_at(
-    reps: float,
-    observed_reps: float,
-    s2: float | None,
-    omega2: float | None,
-    sigma_w2: float | None,
-) -> float | None:
-    if s2 is not None and abs(reps - observed_reps) < 1e-12:
-        return s2
+def _variance_at(reps: float, omega2: float | None, sigma_w2: float | None) -> float | None:
     if omega2 is not None and sigma_w2 is not None:
         return omega2 + sigma_w2 / reps
     if sigma_w2 is not None:
@@ -82,56 +92,21 @@ def _variance_at(
     return None
 
 
-def tasks_needed(
-    difference: float,
-    *,
-    reps: float,
-    observed_reps: float | None = None,
-    variance_of_task_differences: float | None = None,
-    between_task_variance: float | None = None,
-    within_task_variance: float | None = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-) -> int | None:
-    """N = ceil((z_{1-alpha/2} + z_power)^2 * var / X^2) for X = |difference|.
-
-    var = variance of a task's mean difference at ``reps`` repetitions (see
-    :class:`PowerAnalysis`), at least X(1 - X)/reps.  ``None`` when X is 0.
-    """
-    x = abs(float(difference))
-    if x <= 0.0 or x > 1.0 or reps <= 0:
-        return None
-    k = _z_total(alpha, power, 2) ** 2
-    var = _variance_at(
-        reps,
-        observed_reps if observed_reps is not None else reps,
-        variance_of_task_differences,
-        between_task_variance,
-        within_task_variance,
-    )
-    floor = x * (1.0 - x) / reps
-    var = floor if var is None else max(var, floor)
-    if var <= 0.0:
-        return 1
-    return max(2, math.ceil(k * var / (x * x) - 1e-9))
-
-
 def minimum_detectable_effect(counts: PairedCounts, *, alpha: float = 0.05, power: float = 0.8) -> PowerAnalysis:
-    """MDE at ``power`` (two-sided ``alpha``) for the observed tasks and repetitions.
+    """MDE at ``power`` of the comparison rule (interval *and* sign-flip test) for the observed tasks and repetitions.
 
-    MDE = (z_{1-alpha/2} + z_power) * sqrt(var / T), solved together with the
-    floor var >= MDE(1 - MDE)/R (closed form K / (K + T R) with K = (z + z)^2).
-    With unlimited repetitions the MDE cannot fall below (z + z) sqrt(omega^2 / T).
+    The MDE is :func:`generator.analyze.stats.rule.minimum_detectable_difference` on these pairs (a
+    deterministic bootstrap of tasks; ``make calibrate`` measures the power reached at it). The
+    variance of the per-task mean differences is also split into between-task (omega^2) and
+    within-task (sigma_w^2 / R) parts by the method of moments, so that other repetition counts can
+    be planned; with unlimited repetitions the MDE cannot fall below about (z + z) sqrt(omega^2 / T).
     """
     r, w, l = count_arrays(counts)
     T = int(r.size)
-    k_sqrt = _z_total(alpha, power, 2)
-    K = k_sqrt**2
     method = (
-        f"normal approximation, two-sided alpha = {alpha:g}, power = {power:g}: "
-        "MDE = (z_{1-alpha/2} + z_power) sqrt(var / T); var = observed variance of per-task "
-        "mean differences (between-task spread plus within-task noise at the observed repetitions), "
-        "at least X(1-X)/R"
+        f"the verdict's own rule (task-clustered t interval and sign-flip test, two-sided alpha = {alpha:g}) "
+        f"at {power:.0%} power: a deterministic bootstrap of the tasks shifted by the difference "
+        "(make calibrate measures the power reached)"
     )
     if T == 0:
         return PowerAnalysis(0, 0.0, alpha, power, None, None, None, None, None, method)
@@ -145,14 +120,9 @@ def minimum_detectable_effect(counts: PairedCounts, *, alpha: float = 0.05, powe
         within = ((w[multi] + l[multi]) - rm * dm * dm) / (rm - 1)
         sigma_w2 = float(within.mean())
     omega2 = max(0.0, s2 - sigma_w2 / reps) if (s2 is not None and sigma_w2 is not None) else None
-    floor_mde = K / (K + T * reps)
-    if s2 is None:
-        base_var = sigma_w2 / reps if sigma_w2 is not None else 0.0
-    else:
-        base_var = s2
-    mde = max(k_sqrt * math.sqrt(base_var / T), floor_mde)
-    mde_inf = k_sqrt * math.sqrt(omega2 / T) if omega2 is not None else None
-    return PowerAnalysis(T, reps, alpha, power, min(1.0, mde), mde_inf, s2, omega2, sigma_w2, method)
+    mde = minimum_detectable_difference(scores_of(counts), alpha=alpha, power=power)
+    mde_inf = _z_total(alpha, power, 2) * math.sqrt(omega2 / T) if omega2 is not None else None
+    return PowerAnalysis(T, reps, alpha, power, mde, mde_inf, s2, omega2, sigma_w2, method, counts)
 
 
 def noninferiority_pairs_needed(

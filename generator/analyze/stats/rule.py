@@ -35,6 +35,7 @@ __all__ = [
     "decide",
     "minimum_detectable_difference",
     "paired_scores",
+    "tasks_needed",
 ]
 
 #: The site's rule has no verdict below two shared tasks: the task-clustered interval is undefined.
@@ -48,6 +49,11 @@ _QUANTUM = 2**20
 _DRAWS = 4_000
 _FEW_VALUES = 64
 _INDEX_BUDGET = 600_000
+#: Beyond this many tasks (with many distinct differences) the MDE uses the rule's threshold at the
+#: observed variance plus z_power standard errors instead of a bootstrap (the spread of s^2 vanishes).
+_LARGE_N = 5_000
+#: :func:`tasks_needed` searches no further.
+MAX_TASKS_NEEDED = 10_000_000
 
 BETTER = "better"
 WORSE = "worse"
@@ -63,6 +69,8 @@ class PairedScores:
     numerators: np.ndarray
     denominators: np.ndarray
     pairs: int
+    #: every score was 0 or 1 (pass / fail): a true difference X then has per-task variance >= X(1 - X)/R
+    binary: bool = False
 
     @property
     def differences(self) -> np.ndarray:
@@ -130,7 +138,7 @@ def paired_scores(candidate: Mapping[str, Sequence[float]], baseline: Mapping[st
     if all(x in (0.0, 1.0) for _n, c, b in rows for x in (*c, *b)):  # pass / fail: (wins - losses) / reps
         num = np.asarray([round(sum(c) - sum(b)) for _n, c, b in rows], dtype=np.int64)
         den = np.asarray([len(c) for _n, c, _b in rows], dtype=np.int64)
-        return PairedScores(tasks, num, den, pairs)
+        return PairedScores(tasks, num, den, pairs, binary=True)
     fractions: list[Fraction] = []
     for _n, c, b in rows:
         parts = [_exact(x) for x in (*c, *b)]
@@ -187,28 +195,62 @@ def _lattice_step(scores: PairedScores) -> float:
     return g / L if g else 1.0 / L
 
 
-def _thresholds(e: np.ndarray, alpha: float, cc: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Per resample of the tasks, the smallest shift of the mean the rule calls better (and worse)."""
+def _thresholds(
+    e: np.ndarray, n: int, alpha: float, cc: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per bootstrap sample of ``n`` tasks from ``e``, the smallest shift of the mean the rule calls better (worse)."""
     T = e.size
     values, freq = np.unique(e, return_counts=True)
     if values.size <= _FEW_VALUES:  # a bootstrap of tasks, by value (pass/fail scores: few distinct values)
-        counts = rng.multinomial(T, freq / T, size=_DRAWS).astype(float)
-        m = counts @ values / T
+        counts = rng.multinomial(n, freq / T, size=_DRAWS).astype(float)
+        m = counts @ values / n
         sum_sq = counts @ (values * values)
     else:  # a bootstrap of tasks, by index
-        sample = e[rng.integers(0, T, size=(max(1_000, min(_DRAWS, _INDEX_BUDGET // T)), T))]
+        sample = e[rng.integers(0, T, size=(max(1_000, min(_DRAWS, _INDEX_BUDGET // n)), n))]
         m = sample.mean(axis=1)
         sum_sq = np.einsum("ij,ij->i", sample, sample)
-    s2 = np.maximum(sum_sq - T * m * m, 0.0) / (T - 1)
-    t_crit = float(stats.t.ppf(1.0 - alpha / 2.0, T - 1))
-    x_t = t_crit * np.sqrt(s2 / T)  # interval: |mean| > t sd / sqrt(T)
-    # sign-flip, normal form with continuity correction: T x - cc > z sqrt((T-1) s^2 + T x^2)
-    z2 = float(stats.norm.ppf(1.0 - alpha / 2.0)) ** 2
-    a = T * T - z2 * T
-    c = cc * cc - z2 * (T - 1) * s2
-    x_f = (2 * T * cc + np.sqrt(np.maximum(4 * T * T * cc * cc - 4 * a * c, 0.0))) / (2 * a)
-    x = np.maximum(x_t, x_f)
+    s2 = np.maximum(sum_sq - n * m * m, 0.0) / (n - 1)
+    x = _rule_threshold(s2, n, alpha, cc)
     return x - m, x + m
+
+
+def _rule_threshold(s2: np.ndarray, n: int, alpha: float, cc: float) -> np.ndarray:
+    """The smallest |mean| the rule rejects at, given the sample variance ``s2`` of ``n`` per-task differences."""
+    t_crit = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1))
+    x_t = t_crit * np.sqrt(s2 / n)  # interval: |mean| > t sd / sqrt(n)
+    # sign-flip, normal form with continuity correction: n x - cc > z sqrt((n-1) s^2 + n x^2)
+    z2 = float(stats.norm.ppf(1.0 - alpha / 2.0)) ** 2
+    a = n * n - z2 * n
+    c = cc * cc - z2 * (n - 1) * s2
+    x_f = (2 * n * cc + np.sqrt(np.maximum(4 * n * n * cc * cc - 4 * a * c, 0.0))) / (2 * a)
+    out: np.ndarray = np.maximum(x_t, x_f)
+    return out
+
+
+def _centred(scores: PairedScores) -> np.ndarray:
+    """The per-task differences centred, scaled by sqrt(T / (T - 1)) so that resamples keep the sample variance."""
+    d = scores.differences
+    T = d.size
+    out: np.ndarray = (d - d.mean()) * math.sqrt(T / (T - 1))
+    return out
+
+
+def _mde_at(
+    e: np.ndarray, n: int, alpha: float, power: float, cc: float, seed: int, binary_reps: float | None
+) -> float:
+    """The ``power`` quantile of the rule's thresholds over samples of ``n`` tasks (see the MDE's docstring)."""
+    if e.size > _FEW_VALUES and n > _LARGE_N:  # many tasks: the bootstrap spread of s^2 is negligible
+        s = float(np.sqrt(np.mean(e * e)))
+        x = float(_rule_threshold(np.asarray([s * s]), n, alpha, cc)[0])
+        mde = x + float(stats.norm.ppf(power)) * s / math.sqrt(n)
+    else:
+        up, down = _thresholds(e, n, alpha, cc, np.random.default_rng([seed, n]))
+        mde = max(float(np.quantile(up, power)), float(np.quantile(down, power)))
+    if binary_reps is not None:
+        # a true difference X cannot have per-task variance below X(1 - X)/R
+        k = (float(stats.t.ppf(1.0 - alpha / 2.0, n - 1)) + float(stats.norm.ppf(power))) ** 2
+        mde = max(mde, k / (k + n * binary_reps))
+    return mde
 
 
 def minimum_detectable_difference(scores: PairedScores, *, alpha: float = 0.05, power: float = 0.8) -> float | None:
@@ -222,20 +264,72 @@ def minimum_detectable_difference(scores: PairedScores, *, alpha: float = 0.05, 
     closed form for both conditions: the t interval (Student t, T - 1 df) and the sign-flip test, whose
     randomisation distribution is taken in its normal form with variance sum d_t^2 and a continuity
     correction of half its lattice step (the discreteness of few tasks and few repetitions). The MDE is
-    the ``power`` quantile of those thresholds, the larger of the two directions. ``None`` when fewer
+    the ``power`` quantile of those thresholds, the larger of the two directions. For pass / fail
+    scores it is at least the difference whose least possible per-task variance, X(1 - X)/R, makes it
+    detectable: K / (K + T R) with K = (t + z_power)^2 (all pairs tied would otherwise promise any
+    difference). Beyond 5,000 tasks with many distinct differences, the bootstrap is replaced by the
+    threshold at the observed variance plus z_power standard errors. ``None`` when fewer
     than two tasks are shared, when the sign-flip test cannot reach ``alpha`` with this many tasks
     (2^(1-T) >= alpha), or when no difference up to 1 is detected with that probability.
     ``make calibrate`` measures the power actually reached at this MDE.
     """
-    if not 0.0 < power < 1.0:
-        raise ValueError("power must lie strictly between 0 and 1")
+    _check_power(power)
     T = len(scores.tasks)
     if T < MIN_SHARED_TASKS or 2.0 ** (1 - T) >= alpha:
         return None
-    d = scores.differences
-    e = (d - d.mean()) * math.sqrt(T / (T - 1))  # centred, rescaled so resamples keep the sample variance
-    up, down = _thresholds(e, alpha, _lattice_step(scores), np.random.default_rng(_seed(scores)))
-    mde = max(float(np.quantile(up, power)), float(np.quantile(down, power)))
+    reps = float(scores.denominators.mean()) if scores.binary else None
+    mde = _mde_at(_centred(scores), T, alpha, power, _lattice_step(scores), _seed(scores), reps)
     if not math.isfinite(mde) or mde > 1.0:
         return None
     return max(mde, 0.0)
+
+
+def _check_power(power: float) -> None:
+    if not 0.0 < power < 1.0:
+        raise ValueError("power must lie strictly between 0 and 1")
+
+
+def tasks_needed(
+    scores: PairedScores,
+    difference: float,
+    *,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    variance_scale: float = 1.0,
+) -> int | None:
+    """About how many tasks the rule of :func:`decide` needs to call a true ``difference`` with probability ``power``.
+
+    The smallest n whose MDE (:func:`minimum_detectable_difference`'s method with samples of n tasks
+    drawn from the observed centred per-task differences, scaled by ``sqrt(variance_scale)`` for
+    another number of repetitions) is at most ``|difference|``; found by bisection, deterministic.
+    ``None`` for a zero difference, fewer than two observed tasks, or more than :data:`MAX_TASKS_NEEDED`.
+    """
+    _check_power(power)
+    x = abs(float(difference))
+    T = len(scores.tasks)
+    if not 0.0 < x <= 1.0 or T < MIN_SHARED_TASKS or variance_scale <= 0.0:
+        return None
+    e = _centred(scores) * math.sqrt(variance_scale)
+    same_design = variance_scale == 1.0
+    cc = _lattice_step(scores) if same_design else 0.0
+    reps = float(scores.denominators.mean()) / variance_scale if scores.binary else None
+    seed = _seed(scores)
+    low = MIN_SHARED_TASKS
+    while 2.0 ** (1 - low) >= alpha:  # below this the sign-flip test cannot reach alpha at all
+        low += 1
+
+    def detects(n: int) -> bool:
+        return _mde_at(e, n, alpha, power, cc, seed, reps) <= x
+
+    high = low
+    while not detects(high):
+        if high >= MAX_TASKS_NEEDED:
+            return None
+        low, high = high + 1, min(MAX_TASKS_NEEDED, high * 2)
+    while low < high:  # the smallest n in [low, high] that detects (high does)
+        mid = (low + high) // 2
+        if detects(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return high

@@ -72,7 +72,7 @@ def experiment_verdict(
     reasons: list[str] = []
     method = (
         "verdict: task-clustered t interval excludes 0 and the sign-flip test over tasks has "
-        f"p < {alpha:g}; otherwise the normal-approximation sample size for X"
+        f"p < {alpha:g}; otherwise the number of tasks at which this same rule calls X with {power.power:.0%} power"
     )
     outcome: VerdictOutcome = NOT_DISTINGUISHABLE
     if iv.defined:
