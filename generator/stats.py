@@ -103,7 +103,8 @@ def leaderboard(systems: Mapping[str, Scores], correction: Correction = "holm", 
 def history(builds: Sequence[Scores], *, alpha: float = 0.05) -> tuple[HistoryStep, ...]:
     """Regression gate over builds, oldest first; ``h[i].flag`` for i >= 1.
 
-    Build i is compared with build 0 by :func:`compare`'s rule at level alpha * 6 / (pi^2 i^2).
+    Build i is compared with the reference build (build 0, or the last improvement) by :func:`compare`'s
+    rule at level alpha * 6 / (pi^2 j^2), j counting the builds since the reference.
     Guarantee: for an unchanged system, the probability that *any* build of an unlimited history is
     flagged (regression or improvement) is at most ``alpha`` (union bound; the levels sum to alpha).
     """

@@ -182,14 +182,18 @@ class SidePoint:
 
 @dataclass(frozen=True, slots=True)
 class StepDifference:
-    """This build minus the previous one for one side, paired over the tasks both builds have."""
+    """The regression gate's test of one side at one build: this build minus its reference build,
+    paired over the tasks both have (``analyze/history/trend.py``)."""
 
     label: str
     estimate: float | None
-    lower: float | None
+    lower: float | None  # the rule's interval at 1 - level
     upper: float | None
     tasks: int  # shared tasks
     status: StepStatus
+    reference: int = 1  # the 1-based build number it was compared with
+    level: float = 0.0  # the alpha this test spent (0: not compared)
+    p_value: float | None = None  # the sign-flip test's
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +229,7 @@ class Trend:
     title: str
     builds: tuple[BuildTrend, ...]
     strips: tuple[TaskStrip, ...]
+    side_alpha: float = 0.05  # each side's share of the gate's 5%: the sum of its levels over all builds
 
     @property
     def latest(self) -> BuildTrend | None:

@@ -26,7 +26,7 @@ from generator.model.history import HISTORY_SCHEMA, HistoryEntry, HistoryHead, S
 from generator.model.ledger import canonical_bytes
 from generator.model.redaction import Redactor
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
-from generator.pages.format import pp, pp_interval
+from generator.pages.format import pp
 from generator.pages.models import InputDigest, SiteInfo
 from generator.pages.trends.page import build_trend_page, subject_url, trend_url
 from generator.pipelines.console import emit
@@ -202,9 +202,9 @@ def gate_reasons(
         if "regression" in fail_on:
             for step in latest.regressions:
                 reasons.append(
-                    f"{trend.kind} {trend.subject!r}: {step.label} regressed against the previous build "
-                    f"(pass@1 {pp(step.estimate)}, 95% interval {pp_interval(step.lower, step.upper)}, "
-                    f"{step.tasks} shared tasks)"
+                    f"{trend.kind} {trend.subject!r}: {step.label} regressed against build {step.reference} "
+                    f"(pass@1 {pp(step.estimate)}, sign-flip p = {step.p_value:.3g} below the gate's level "
+                    f"{step.level:.2g}, {step.tasks} shared tasks; docs/history.md)"
                 )
         if "verdict-worse" in fail_on and len(trend.builds) > 1:
             before, now = trend.builds[-2].verdict, latest.verdict
@@ -273,6 +273,7 @@ class Record:
     error: str | None = None
     worse: tuple[tuple[str, str], ...] = ()  # a leaderboard's (system, sentence) worse than its baseline
     baseline: str | None = None  # a leaderboard's baseline label
+    p_value: float | None = None  # a comparison verdict's sign-flip p-value
 
 
 def comparison_record(
@@ -287,7 +288,10 @@ def comparison_record(
     if statistics is None:
         return Record("comparison", subject, title, body)
     difference = statistics.paired.difference.interval
-    return Record("comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper)
+    return Record(
+        "comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper,
+        p_value=statistics.verdict.p_value,
+    )  # fmt: skip
 
 
 def leaderboard_record(subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]) -> Record:

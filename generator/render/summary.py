@@ -99,14 +99,16 @@ def _trend_line(item: SummaryItem, base_url: str | None) -> str:
             parts.append(f"{_step(item, step.label)} not compared ({step.tasks} shared task(s))")
             continue
         word = "**regression**" if step.status == "regression" else step.status
-        parts.append(f"{_step(item, step.label)} {_signed(step.estimate)} {_bounds(step.lower, step.upper)} {word}")
+        parts.append(f"{_step(item, step.label)} {_signed(step.estimate)} vs build {step.reference}: {word}")
     if unchanged:
         parts.append(f"{unchanged} unchanged")
-    return f"[build {latest.number} vs {latest.number - 1}]({href}): " + "; ".join(parts)
+    return f"[build {latest.number}, regression gate]({href}): " + "; ".join(parts)
 
 
 def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
-    lines = ["| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | against the previous build |"]
+    lines = [
+        "| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | regression gate (vs reference build) |"
+    ]
     lines += ["| --- | --- | --- | --- | --- | --- |"]
     for i in items:
         title = f"[{_name(i.title)}]({_link(base_url, i.url)})"
@@ -122,7 +124,7 @@ def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list
 
 
 def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
-    lines = ["| leaderboard | tiers | issues | against the previous build |", "| --- | --- | --- | --- |"]
+    lines = ["| leaderboard | tiers | issues | regression gate (vs reference build) |", "| --- | --- | --- | --- |"]
     for i in items:
         title = f"[{_name(i.title)}]({_link(base_url, i.url)})"
         if i.error is not None:

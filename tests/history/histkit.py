@@ -20,8 +20,16 @@ from comet_fixtures import BASE, CAND, write_run  # noqa: E402
 from generator.cli import main  # noqa: E402
 
 REPS = 3
-TASKS = [f"task-{i:02d}" for i in range(10)]
-BASELINE = [REPS if i % 2 == 0 else 0 for i in range(10)]  # 5 of 10 tasks pass every run
+TASKS = [f"task-{i:02d}" for i in range(30)]
+BASELINE = [REPS if i % 2 == 0 else 0 for i in range(30)]  # 15 of 30 tasks pass every run
+
+# Candidate pass counts per task for the build scenarios (30 tasks: enough for the regression gate,
+# which tests the j-th build after its reference at 2.5% * 6 / (pi^2 j^2) per side).
+START = [3] * 15 + [0] * 15  # 0.5
+IMPROVED = [3] * 30  # 15 tasks start passing: an improvement, the new reference
+DIP = [2] + [3] * 29  # one run of one task fails: inside the noise
+REGRESSED = [0] * 12 + [3] * 18  # twelve tasks stop passing: a regression against IMPROVED
+LATER = [3] * 29 + [2]
 
 
 def write_side(folder: Path, treatment: str, passes: list[int]) -> None:

@@ -6,14 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from histkit import build, cli, write_build
+from histkit import DIP, IMPROVED, REGRESSED, START, build, cli, write_build
 
 from generator.model.history import entry_id
 
-IMPROVED = [3] * 10
-START = [3, 3, 3, 3, 3, 0, 0, 0, 0, 0]  # 0.5
-DIP = [2] + [3] * 9  # one run of one task fails: inside the noise
-REGRESSED = [0, 0, 0, 0, 0, 0, 3, 3, 3, 3]  # six tasks stop passing
 GATE = ("--fail-on", "regression", "--fail-on", "verdict-worse")
 
 
@@ -41,7 +37,7 @@ def test_five_builds_give_expected_entries_flags_and_exits(tmp_path: Path, env: 
         code, _, err = build(tmp_path, "--summary", str(summary), *GATE)
         codes.append((code, err))
     assert [c for c, _ in codes] == [0, 0, 0, 1, 1]
-    assert codes[3][1].count("fail: ") == 1 and "candidate regressed" in codes[3][1]
+    assert codes[3][1].count("regressed") == 1 and "candidate regressed" in codes[3][1]
     # the identical rebuild appended nothing; the chain links every entry to the one before
     found = entries(tmp_path)
     assert len(found) == 4
@@ -55,7 +51,7 @@ def test_five_builds_give_expected_entries_flags_and_exits(tmp_path: Path, env: 
     assert {t["runs"] for t in sides["candidate"]} == {3} and {t["excluded"] for t in sides["candidate"]} == {0}
     # the trend page: improvement, a dip inside the noise, a regression
     assert "improvement" in candidate_step(tmp_path, 2)[0]
-    assert "−3.3 pp" in candidate_step(tmp_path, 3)[0] and "within noise" in candidate_step(tmp_path, 3)[0]
+    assert "−1.1 pp" in candidate_step(tmp_path, 3)[0] and "within noise" in candidate_step(tmp_path, 3)[0]
     assert "regression" in candidate_step(tmp_path, 4)[0]
     text = summary.read_text()
     assert text.startswith("<!-- evalsite summary -->\n")
@@ -166,7 +162,7 @@ def test_example_site_records_every_comparison_and_leaderboard(tmp_path: Path, e
     kinds = {(e["kind"], e["subject"]) for e in found}
     assert ("leaderboard", "example-agents") in kinds and ("comparison", "native-vs-beta") in kinds
     board = next(e for e in found if e["kind"] == "leaderboard")
-    assert sorted(s["label"] for s in board["sides"]) == ["agent-a", "agent-b", "agent-c", "agent-d"]
+    assert sorted(s["label"] for s in board["sides"]) == ["agent-a", "agent-b", "agent-c", "agent-d", "agent-e"]
     assert board["tiers"] and (tmp_path / "out/trends/leaderboards/example-agents/index.html").is_file()
     assert cli(*args, "--history", str(history))[0] == 0
     assert len(history.read_text().splitlines()) == len(found)  # identical inputs: nothing appended

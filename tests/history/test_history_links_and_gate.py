@@ -8,17 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from histkit import build, cli, write_build
+from histkit import IMPROVED, REGRESSED, START, build, cli, write_build
 
-from generator.pages.format import pp, pp_interval
+from generator.pages.format import pp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "leaderboard"))
 
 from lbkit import write_system  # noqa: E402
-
-START = [3, 3, 3, 3, 3, 0, 0, 0, 0, 0]
-IMPROVED = [3] * 10
-REGRESSED = [0, 0, 0, 0, 0, 0, 3, 3, 3, 3]
 
 
 @pytest.fixture
@@ -53,12 +49,12 @@ def test_summary_and_trend_page_use_percentage_points(tmp_path: Path, env: None)
     assert code == 1
     trend = json.loads((tmp_path / "out" / "trends" / "comparisons" / "a" / "data.json").read_text())
     step = next(s for s in trend["trend"]["builds"][1]["steps"] if s["label"] == "candidate")
-    shown = f"{pp(step['estimate'])} {pp_interval(step['lower'], step['upper'])}"
-    assert step["status"] == "regression" and shown.startswith("−")
+    shown = f"{pp(step['estimate'])} vs build {step['reference']}"
+    assert step["status"] == "regression" and shown.startswith("−") and step["reference"] == 1
     text = summary.read_text()
-    assert f"candidate {shown} **regression**" in text
+    assert f"candidate {shown}: **regression**" in text
     html = (tmp_path / "out" / "trends" / "comparisons" / "a" / "index.html").read_text()
-    assert shown in html
+    assert shown in html and "at most 5%" in html  # the gate's guarantee is stated on the trend page
     assert f"pass@1 {pp(step['estimate'])}" in err  # the gate's reason uses the same words
     # the comparison's effect: the page's pp, never a bare fraction
     doc = json.loads((tmp_path / "out" / "comparisons" / "a" / "data.json").read_text())

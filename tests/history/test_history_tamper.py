@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from histkit import BASE, BASELINE, CAND, REPS, TASKS, build, cli, write_build, write_run
+from histkit import BASE, BASELINE, CAND, IMPROVED, LATER, REPS, START, TASKS, build, cli, write_build, write_run
 
 from generator.model.history import entry_id
 from generator.model.ledger import canonical_bytes
 
-START = [3, 3, 3, 3, 3, 0, 0, 0, 0, 0]
-IMPROVED = [3] * 10
-LATER = [3] * 9 + [2]
 KEY_ENV = "EVALSITE_TEST_HISTORY_KEY"
 KEY = "test-history-key-0123456789abcdef"
 

@@ -3,24 +3,30 @@
 - **pass@1 per build and side**: the task-macro pass@1 over the side's strictly matched runs with
   its 95% t interval over tasks (:func:`generator.analyze.stats.experiment.task_macro_from_counts`,
   the same numbers the comparison page shows).
-- **The step against the previous build**: for each side, over the tasks *both* builds ran, the
-  per-task differences in pass rate (this build minus the previous), and the 95% task-clustered
-  t interval over them (:func:`generator.analyze.stats.intervals.t_interval`, the interval
-  ``clustered_difference`` uses; runs of two builds are independent draws, not matched pairs,
-  so the per-task rate difference is the paired unit, and tasks are the clusters).  The step is a
-  **regression** only when that interval's upper bound is below zero, an **improvement** only when
-  its lower bound is above zero, and otherwise **within noise** -- a dip inside the noise is shown
-  as such.  Fewer than two shared tasks: **not compared**.
+- **The regression gate** (:func:`generator.analyze.stats.sequential.gate`, the gate of
+  ``generator.stats.history``): for each side, every build is compared with the side's *reference*
+  build (its first build; after an improvement, the improved build) over the tasks both ran, by the
+  comparison rule (task-clustered t interval and sign-flip test over the per-task differences in
+  pass rate; runs of two builds are independent draws, not matched pairs, so the per-task rate
+  difference is the paired unit, and tasks are the clusters).  The j-th build after the reference
+  is tested at level alpha_j = alpha * 6 / (pi^2 j^2) with alpha = 5% split evenly over the
+  subject's sides, so the probability that an unchanged subject is *ever* flagged, over an
+  unlimited history, is at most 5%.  **regression** / **improvement** when the rule calls it,
+  otherwise **within noise**; fewer than two shared tasks: **not compared** (no alpha spent).
 - **Flakiness**: a task's outcome at a build is ``pass`` (every run passed), ``fail`` (none did) or
   ``mixed``; a task is flaky when its outcome differs between builds that both ran it.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from generator.analyze.stats.experiment import task_macro_from_counts
-from generator.analyze.stats.intervals import t_interval
+from generator.analyze.stats.rule import BETTER, WORSE, PairedScores, RuleResult, decide
+from generator.analyze.stats.sequential import gate
 from generator.model.history import (
     BuildTrend,
     HistoryEntry,
@@ -32,13 +38,27 @@ from generator.model.history import (
     Trend,
 )
 
-__all__ = ["subject_trend", "trends"]
+__all__ = ["GATE_ALPHA", "subject_trend", "trends"]
 
 CONFIDENCE = 0.95
+#: The probability that an unchanged subject is ever flagged (regression or improvement), all sides together.
+GATE_ALPHA = 0.05
 
 
-def _rates(side: SideCounts) -> dict[str, float]:
-    return {t.task: t.passes / t.runs for t in side.tasks if t.runs > 0}
+def _rate_differences(now: SideCounts, reference: SideCounts) -> PairedScores:
+    """Per task both builds ran, this build's pass rate minus the reference's, as exact fractions."""
+    a = {t.task: (t.passes, t.runs) for t in now.tasks if t.runs > 0}
+    b = {t.task: (t.passes, t.runs) for t in reference.tasks if t.runs > 0}
+    shared = sorted(set(a) & set(b))
+    num, den = [], []
+    for task in shared:
+        (pa, ra), (pb, rb) = a[task], b[task]
+        n, d = pa * rb - pb * ra, ra * rb
+        g = math.gcd(n, d)
+        num.append(n // g)
+        den.append(d // g)
+    pairs = sum(min(a[t][1], b[t][1]) for t in shared)
+    return PairedScores(tuple(shared), np.asarray(num, dtype=np.int64), np.asarray(den, dtype=np.int64), pairs)
 
 
 def _point(side: SideCounts) -> SidePoint:
@@ -50,20 +70,34 @@ def _point(side: SideCounts) -> SidePoint:
     return SidePoint(side.label, macro.pass_at_k.estimate, interval.lower, interval.upper, len(counted))
 
 
-def _step(label: str, now: SideCounts | None, before: SideCounts | None) -> StepDifference:
-    if now is None or before is None:
-        return StepDifference(label, None, None, None, 0, "not compared")
-    a, b = _rates(now), _rates(before)
-    shared = sorted(set(a) & set(b))
-    if len(shared) < 2:
-        return StepDifference(label, None, None, None, len(shared), "not compared")
-    interval = t_interval([a[t] - b[t] for t in shared], CONFIDENCE, clip=(-1.0, 1.0))
-    status: StepStatus = "within noise"
-    if interval.upper is not None and interval.upper < 0:
-        status = "regression"
-    elif interval.lower is not None and interval.lower > 0:
-        status = "improvement"
-    return StepDifference(label, interval.estimate, interval.lower, interval.upper, len(shared), status)
+def _side_steps(label: str, entries: Sequence[HistoryEntry], alpha: float) -> list[StepDifference]:
+    """The gate over one side's builds: one step per build after the first (1-based build numbers)."""
+    sides = [next((s for s in entry.sides if s.label == label), None) for entry in entries]
+
+    def compare(i: int, ref: int, level: float) -> RuleResult | None:
+        now, before = sides[i], sides[ref]
+        return None if now is None or before is None else decide(_rate_differences(now, before), level)
+
+    # the side's reference starts at its first build (a side added later starts there)
+    first = next(i for i, side in enumerate(sides) if side is not None)
+    steps = [StepDifference(label, None, None, None, 0, "not compared", 1, 0.0, None)] * first
+    for step in gate(len(sides) - first, lambda i, ref, level: compare(i + first, ref + first, level), alpha=alpha):
+        if step.index == 0:
+            continue
+        result = step.comparison
+        reference = step.reference + first + 1
+        if result is None or step.alpha_spent == 0.0:
+            tasks = result.tasks if result is not None else 0
+            steps.append(StepDifference(label, None, None, None, tasks, "not compared", reference, 0.0, None))
+            continue
+        status: StepStatus = {WORSE: "regression", BETTER: "improvement"}.get(result.outcome, "within noise")  # type: ignore[assignment]
+        low, high = result.interval or (None, None)
+        steps.append(
+            StepDifference(
+                label, result.difference, low, high, result.tasks, status, reference, step.alpha_spent, result.p_value
+            )
+        )
+    return steps
 
 
 def _outcome(passes: int, runs: int) -> str:
@@ -87,13 +121,15 @@ def _strips(entries: Sequence[HistoryEntry]) -> tuple[TaskStrip, ...]:
 
 def subject_trend(entries: Sequence[HistoryEntry]) -> Trend:
     """The trend of one subject; *entries* are its history entries, oldest first (at least one)."""
+    labels = sorted({side.label for entry in entries for side in entry.sides})
+    alpha = GATE_ALPHA / max(1, len(labels))
+    by_label = {label: _side_steps(label, entries, alpha) for label in labels}
     builds: list[BuildTrend] = []
     for number, entry in enumerate(entries, start=1):
         steps: tuple[StepDifference, ...] = ()
         if number > 1:
-            before = {s.label: s for s in entries[number - 2].sides}
-            now = {s.label: s for s in entry.sides}
-            steps = tuple(_step(label, now.get(label), before.get(label)) for label in sorted(set(now) | set(before)))
+            present = {s.label for s in entry.sides} | {s.label for s in entries[number - 2].sides}
+            steps = tuple(by_label[label][number - 2] for label in labels if label in present)
         builds.append(
             BuildTrend(
                 number,
@@ -107,7 +143,7 @@ def subject_trend(entries: Sequence[HistoryEntry]) -> Trend:
             )
         )
     last = entries[-1]
-    return Trend(last.kind, last.subject, last.title, tuple(builds), _strips(entries))
+    return Trend(last.kind, last.subject, last.title, tuple(builds), _strips(entries), alpha)
 
 
 def trends(entries: Sequence[HistoryEntry]) -> tuple[Trend, ...]:

@@ -1,9 +1,11 @@
 """A regression gate over a build history with a false-alarm rate stated for the whole history.
 
-Every build i >= 1 is compared with the *first* build (the fixed reference) by the comparison rule
-of :mod:`generator.analyze.stats.rule` (task-clustered interval and sign-flip test over tasks) at
-level alpha_i = alpha * 6 / (pi^2 i^2).  Because sum over i >= 1 of 6 / (pi^2 i^2) = 1, the
-union bound gives, for an unlimited sequence of builds of an unchanged system,
+Every build is compared with a fixed *reference* build (the first one; after an improvement, the
+improved build, so that the gate then guards the new level) by the comparison rule of
+:mod:`generator.analyze.stats.rule` (task-clustered interval and sign-flip test over tasks); the
+i-th build after the reference is tested at level alpha_i = alpha * 6 / (pi^2 i^2).  Because
+sum over i >= 1 of 6 / (pi^2 i^2) = 1, the union bound gives, for an unlimited sequence of builds
+of a system unchanged since its reference,
 
     P(any build is ever flagged, regression or improvement) <= sum_i alpha_i = alpha,
 
@@ -17,12 +19,12 @@ builds are tested at 3.0%, 0.76%, 0.34%, ...; a large drop is still caught late 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from generator.analyze.stats.rule import BETTER, WORSE, RuleResult, decide, paired_scores
+from generator.analyze.stats.rule import BETTER, NOT_DISTINGUISHABLE, WORSE, RuleResult, decide, paired_scores
 
-__all__ = ["IMPROVEMENT", "REGRESSION", "HistoryStep", "history", "level"]
+__all__ = ["IMPROVEMENT", "REGRESSION", "HistoryStep", "gate", "history", "level"]
 
 REGRESSION = "regression"
 IMPROVEMENT = "improvement"
@@ -31,12 +33,13 @@ MAX_BUILDS = 10_000
 
 @dataclass(frozen=True)
 class HistoryStep:
-    """Build ``index`` against build 0 at level ``alpha_spent``; ``flag`` is None for build 0."""
+    """Build ``index`` against build ``reference`` at level ``alpha_spent``; ``flag`` is None for build 0."""
 
     index: int
     flag: str | None
     alpha_spent: float
     comparison: RuleResult | None
+    reference: int = 0
 
 
 def level(i: int, alpha: float) -> float:
@@ -44,6 +47,34 @@ def level(i: int, alpha: float) -> float:
     if i < 1:
         raise ValueError("build index must be at least 1")
     return alpha * 6.0 / (math.pi**2 * i * i)
+
+
+def gate(
+    count: int, compare: Callable[[int, int, float], RuleResult | None], *, alpha: float = 0.05
+) -> list[HistoryStep]:
+    """The gate over builds 0 .. count - 1: ``compare(i, reference, level)`` applies the rule (None: not compared).
+
+    A build that could not be compared spends no alpha and keeps the reference. An improvement
+    becomes the reference of the builds after it (the levels start again at alpha_1); a regression
+    does not, so it stays flagged in every later build until the level comes back (rerunning a
+    failed build cannot make the gate pass).
+    """
+    if not 0.0 < alpha < 1.0:
+        raise ValueError("alpha must lie strictly between 0 and 1")
+    steps = [HistoryStep(0, None, 0.0, None, 0)] if count else []
+    reference, since = 0, 0
+    for i in range(1, count):
+        a_i = level(since + 1, alpha)
+        result = compare(i, reference, a_i)
+        if result is None or result.outcome not in (BETTER, WORSE, NOT_DISTINGUISHABLE):
+            steps.append(HistoryStep(i, None, 0.0, result, reference))
+            continue
+        flag = {WORSE: REGRESSION, BETTER: IMPROVEMENT}.get(result.outcome)
+        steps.append(HistoryStep(i, flag, a_i, result, reference))
+        since += 1
+        if flag == IMPROVEMENT:
+            reference, since = i, 0
+    return steps
 
 
 def history(builds: Sequence[Mapping[str, Sequence[float]]], *, alpha: float = 0.05) -> tuple[HistoryStep, ...]:
@@ -54,14 +85,6 @@ def history(builds: Sequence[Mapping[str, Sequence[float]]], *, alpha: float = 0
         raise ValueError(f"more than {MAX_BUILDS:,} builds")
     if not 0.0 < alpha < 1.0:
         raise ValueError("alpha must lie strictly between 0 and 1")
-    if not builds:
-        return ()
-    reference = builds[0]
-    paired_scores(reference, reference)  # validate build 0 even when it is the only one
-    steps = [HistoryStep(0, None, 0.0, None)]
-    for i in range(1, len(builds)):
-        a_i = level(i, alpha)
-        result = decide(paired_scores(builds[i], reference), a_i)
-        flag = {WORSE: REGRESSION, BETTER: IMPROVEMENT}.get(result.outcome)
-        steps.append(HistoryStep(i, flag, a_i, result))
-    return tuple(steps)
+    if builds:
+        paired_scores(builds[0], builds[0])  # validate build 0 even when it is the only one
+    return tuple(gate(len(builds), lambda i, ref, a_i: decide(paired_scores(builds[i], builds[ref]), a_i), alpha=alpha))

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from generator.model.history import StepDifference, Trend
-from generator.pages.format import interval, pp, pp_interval
+from generator.pages.format import interval, p_value, pp
 from generator.pages.models import Link, PageBundle, PageMeta, SiteInfo
 from generator.pages.urls import name_slug, rel
 
@@ -67,7 +67,7 @@ class BuildRow:
     verdict: str
     issues: str
     sides: tuple[str, ...]  # "0.667 [0.40, 0.93]" per side label
-    steps: tuple[str, ...]  # "−33.3 pp [−61.0, −6.0] pp regression (10 tasks)" per side label
+    steps: tuple[str, ...]  # "−40.0 pp vs build 2, p = 0.00049 < 0.0038: regression (30 tasks)" per side label
     cls: str  # "regression" when any step is a regression
 
 
@@ -87,6 +87,7 @@ class TrendPage:
     subject: str
     subject_href: str
     labels: tuple[str, ...]
+    gate: str  # the gate's guarantee, one sentence
     builds: tuple[BuildRow, ...]
     strips: tuple[StripRow, ...]
     flaky: int
@@ -102,7 +103,19 @@ def _step(step: StepDifference | None) -> str:
         return "—"
     if step.status == "not compared":
         return f"not compared ({step.tasks} shared task(s))"
-    return f"{pp(step.estimate)} {pp_interval(step.lower, step.upper)} {step.status} ({step.tasks} tasks)"
+    return (
+        f"{pp(step.estimate)} vs build {step.reference}, p = {p_value(step.p_value)} "
+        f"{'<' if step.p_value is not None and step.p_value < step.level else '≥'} {step.level:.2g}: "
+        f"{step.status} ({step.tasks} tasks)"
+    )
+
+
+def _gate_sentence(trend: Trend, sides: int) -> str:
+    share = f" ({trend.side_alpha:.3g} for each of the {sides} sides)" if sides > 1 else ""
+    return (
+        f"Guarantee: if this {trend.kind} does not change, the probability that any build of an unlimited history "
+        f"is ever flagged (regression or improvement) is at most 5%{share}."
+    )
 
 
 def build_trend_page(trend: Trend, site: SiteInfo) -> TrendPage:
@@ -146,6 +159,7 @@ def build_trend_page(trend: Trend, site: SiteInfo) -> TrendPage:
         trend.subject,
         root + subject_url(trend.kind, trend.subject),
         labels,
+        _gate_sentence(trend, len(labels)),
         tuple(rows),
         strips,
         sum(1 for s in strips if s.flaky),
