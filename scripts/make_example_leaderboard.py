@@ -7,7 +7,9 @@ stdout, so cost and duration are re-derived), written with the helpers of
 ``scripts/make_examples.py``.  Deterministic (fixed seed).  Planted: ``agent-a``
 passes almost everything, ``agent-b`` (the baseline) and ``agent-c`` have the
 same pass rates, ``agent-d`` is weak; ``agent-c`` misses one repetition, so its
-coverage is below 100% and its run accuracy is undefined.
+coverage is below 100% and its run accuracy is undefined; ``agent-e`` ran one
+task only, so it shares fewer than two tasks with every other system: it is
+*not comparable* with them (never grouped, tiered or ranked against them).
 
 Run ``python scripts/make_example_leaderboard.py`` from the project root after
 ``scripts/make_examples.py`` (it needs ``examples/tasks``).
@@ -32,6 +34,7 @@ SYSTEMS = (
     ("agent-b", "LB_AGENT_B", (0.5, 0.3, 0.7, 0.4, 0.8, 0.5, 0.4, 0.9)),
     ("agent-c", "LB_AGENT_C", (0.5, 0.3, 0.7, 0.4, 0.8, 0.5, 0.4, 0.9)),
     ("agent-d", "LB_AGENT_D", (0.1, 0.0, 0.2, 0.1, 0.3, 0.1, 0.0, 0.2)),
+    ("agent-e", "LB_AGENT_E", (0.9, None, None, None, None, None, None, None)),  # one task: not comparable
 )
 MISSING = ("agent-c", "csv-dedupe", 4)  # listed in the matrix, never reported
 
@@ -47,9 +50,12 @@ def main() -> int:
     manifests = {task: mx.v2_manifest(task) for task in tasks}
     for folder, treatment, rates in SYSTEMS:
         exp = OUT / folder
-        cases = [(task, treatment, rep) for task in tasks for rep in REPS]
+        ran = [task for task, rate in zip(tasks, rates, strict=True) if rate is not None]
+        cases = [(task, treatment, rep) for task in ran for rep in REPS]
         mx.write_json(exp / "expected-case-matrix.json", mx.matrix_payload(cases))
         for task, rate in zip(tasks, rates, strict=True):
+            if rate is None:
+                continue
             for rep in REPS:
                 passed = rng.random() < rate
                 if (folder, task, rep) == MISSING:

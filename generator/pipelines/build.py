@@ -142,12 +142,8 @@ def _tree_input(role: str, path: Path) -> InputDigest:
     return InputDigest(role, path.name, found.digest, found.detail)
 
 
-def _text_digest(text: str) -> str:
-    return _bytes_digest(text.encode("utf-8"))
-
-
-def _bytes_digest(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
+def _digest(data: bytes | str) -> str:
+    return "sha256:" + hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
 # --------------------------------------------------------------------------- the default core
@@ -218,7 +214,7 @@ class DefaultCore:
                 instructions[task] = read_instruction(entry.tasks, task)
         document_text = json_text(document)  # serialised once: hashed here, written as data.json
         inputs = [
-            InputDigest("comparison document", "data.json", _text_digest(document_text), "evalsite.comparison.v1"),
+            InputDigest("comparison document", "data.json", _digest(document_text), "evalsite.comparison.v1"),
             *trees_walked(),
         ]
         transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
@@ -232,8 +228,8 @@ class DefaultCore:
 
         campaign_data, ledger_data = site_inputs(entry.campaign, entry.ledger)
         inputs: tuple[InputDigest, ...] = (
-            InputDigest("campaign file", entry.campaign.name, _bytes_digest(campaign_data)),
-            InputDigest("ledger file", entry.ledger.name, _bytes_digest(ledger_data)),
+            InputDigest("campaign file", entry.campaign.name, _digest(campaign_data)),
+            InputDigest("ledger file", entry.ledger.name, _digest(ledger_data)),
         )
         result, problems = site_result(parse_campaign_bytes(campaign_data), ledger_data)
         if result is None:
@@ -243,9 +239,7 @@ class DefaultCore:
                 inputs,
             )
         inputs += (
-            InputDigest(
-                "ledger summary", "data.json", _text_digest(json_text(result.summary)), "reference summary schema"
-            ),
+            InputDigest("ledger summary", "data.json", _digest(json_text(result.summary)), "reference summary schema"),
         )
         return LedgerData(result, inputs)
 
@@ -272,13 +266,12 @@ class BuildReport:
     task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
+    notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard family sentences
 
 
 def _site_info(config: SiteConfig) -> SiteInfo:
-    built = None
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    if epoch and epoch.strip().isdigit():
-        built = datetime.fromtimestamp(int(epoch), tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    epoch = _epoch()
+    built = None if epoch is None else datetime.fromtimestamp(epoch, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
     redaction = redaction_note(config.redactor.enabled, len(config.redactor.extra))
     return SiteInfo(config.title, config.description, config.noindex, built, f"evalsite {__version__}", redaction)
 
@@ -405,6 +398,7 @@ def _leaderboard_bundles(
 ) -> tuple[Headline, list[PageBundle]]:
     """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
     from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
+    from generator.pages.leaderboard.family import ComparisonCall
     from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
     from generator.pipelines.leaderboard import evidence_matches, run_leaderboard
 
@@ -422,7 +416,7 @@ def _leaderboard_bundles(
             )
             inputs = [
                 InputDigest(
-                    "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA
+                    "leaderboard document", "data.json", _digest(json_text(output.document)), LEADERBOARD_SCHEMA
                 ),
                 *(_tree_input(phrase("system {}", s.label), s.experiment) for s in entry.systems),
             ]
@@ -438,9 +432,12 @@ def _leaderboard_bundles(
             inputs,
             site,
             evidence_matches(config, built),  # links to comparisons of the same evidence (docs/leaderboard.md)
+            {r.subject: ComparisonCall(r.verdict, r.p_value) for r in report.records if r.verdict is not None},
         )
         for key, links in pages.comparison_links.items():
             report.related[key] = report.related.get(key, ()) + links
+        for key, notes in pages.comparison_notices.items():
+            report.notes[key] = report.notes.get(key, ()) + notes
         report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs))
         report.task_jobs[pages.board.page.meta.url] = list(pages.jobs)  # system and pair pages, made when written
         return pages.headline, [pages.board]
@@ -559,7 +556,7 @@ def _gather(
     if report.related:  # comparison pages link the leaderboard pages of the same evidence
         from generator.pages.leaderboard.links import with_related
 
-        bundles = with_related(bundles, report.related)
+        bundles = with_related(bundles, report.related, report.notes)
     if config.history is not None:  # each comparison and leaderboard page links its trend page
         bundles = with_trend_links(bundles)
     return bundles, (headlines_c, headlines_l, headlines_b)

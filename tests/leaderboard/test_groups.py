@@ -37,4 +37,6 @@ def test_groups_agree_with_every_pair_and_never_join_systems_that_were_not_compa
     assert set(result.groups["strong"]) == set(result.groups["twin"])
     assert not set(result.groups["alone"]) & set(result.groups["strong"])
     tier_of = {label: n for n, tier in enumerate(result.tiers) for label in tier}
-    assert tier_of["alone"] != tier_of["strong"]  # never compared: it does not join the leader's tier
+    # compared with no other system: in no tier, and listed after the ranked systems, never among them
+    assert "alone" not in tier_of and result.system("alone").tier == 0
+    assert result.systems[-1].label == "alone"

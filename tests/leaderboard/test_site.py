@@ -35,7 +35,14 @@ def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch)
     assert len(pages) == 1 + systems + systems * (systems - 1) // 2
     assert with_board.pages == sum(1 for name in a if name.endswith("index.html"))
     changed = {name for name in a.keys() & b.keys() if a[name] != b[name]}
-    assert changed <= {"index.html", "data.json", ".evalsite-site"}
+    # a comparison whose two sides are systems of the board links its pages and, when the verdicts
+    # differ, says why (issue 25): the only other pages that change
+    both = {
+        f"comparisons/{c.id}/index.html"
+        for c in config.comparisons
+        if {c.candidate.experiment, c.baseline.experiment} <= {s.experiment for s in board.systems}
+    }
+    assert both and changed <= {"index.html", "data.json", ".evalsite-site"} | both
     assert set(a) - set(b) == {name for name in a if name.startswith(prefix)} | {"assets/leaderboard.js"}
     doc = json.loads(a[prefix + "data.json"])
     assert doc["schema"] == "evalsite.leaderboard.v1" and doc["baseline"] == board.baseline

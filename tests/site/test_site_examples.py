@@ -110,3 +110,22 @@ def test_example_history_is_current_and_gives_trend_pages(example_site):
     )
     assert (out / "trends" / "comparisons" / "native-vs-beta" / "index.html").is_file()
     assert (out / "trends" / "leaderboards" / "example-agents" / "index.html").is_file()
+
+
+def test_example_shows_the_decisions_of_issue_25(example_site):
+    """Groups, a not-comparable system, the family sentence on both pages, and the gate's guarantee."""
+    out, _report = example_site
+    board = (out / "leaderboards" / "example-agents" / "index.html").read_text(encoding="utf-8")
+    pair = (out / "comparisons" / "agent-a-vs-agent-b" / "index.html").read_text(encoding="utf-8")
+    data = json.loads((out / "leaderboards" / "example-agents" / "data.json").read_text())
+    assert data["groups"] and any("agent-e" in pair for pair in data["not_comparable"])
+    assert "agent-e" not in {s for tier in data.get("tiers", []) for s in tier}
+    assert "Pairs not compared (fewer than two shared tasks)" in board
+    # the comparison alone says "candidate better"; the board, corrected over its compared pairs, does not
+    comparison = json.loads((out / "comparisons" / "agent-a-vs-agent-b" / "data.json").read_text())
+    assert comparison["statistics"]["verdict"]["outcome"] == "candidate better"
+    for page in (pair, board):
+        assert "this one pair at alpha 0.05 (p = 0.03125)" in page
+        assert "all 6 compared pairs of its 5 systems together with Holm" in page and "adjusted p = 0.07812" in page
+    trend = (out / "trends" / "comparisons" / "native-vs-beta" / "index.html").read_text(encoding="utf-8")
+    assert 'id="gate-guarantee"' in trend and "is at most 5%" in trend

@@ -107,7 +107,11 @@ def assemble(
         for b in labels[i + 1 :]:
             raw.append((a, b, *_counts(experiments[a], baselines[b], common)))
     tests = [(clustered_difference(c, confidence), sign_flip_test(c)) for _a, _b, c, _i, _t in raw]
-    adjusted = adjust([flip.p_value for _d, flip in tests], correction)
+    # the corrected family is the pairs actually compared (>= 2 shared tasks), as generator.stats.leaderboard's
+    compared = [i for i, (difference, _f) in enumerate(tests) if difference.tasks >= 2]
+    adjusted = [1.0] * len(tests)
+    for i, p_adj in zip(compared, adjust([tests[i][1].p_value for i in compared], correction), strict=True):
+        adjusted[i] = p_adj
     pairs = tuple(
         PairComparison(
             a=a,
@@ -124,15 +128,20 @@ def assemble(
         for (a, b, counts, issues, per_task), (difference, flip), p_adj in zip(raw, tests, adjusted, strict=True)
     )
     by_pair = {(p.a, p.b): p for p in pairs}
-    # a system that shares fewer than two tasks with a tier's leader was never compared with it: it
-    # leads a tier of its own rather than join one (issue 25)
+    # a system compared with no other one (fewer than two shared tasks with each) is neither tiered nor
+    # ranked among them: tier 0, listed after the others; a system that shares fewer than two tasks with
+    # a tier's leader was never compared with it: it leads a tier of its own rather than join one (issue 25)
+    isolated = {label for label in labels if not any(_comparable(p) for p in pairs if label in (p.a, p.b))}
+    if len(isolated) == len(labels):
+        isolated = set()  # nothing compared at all: the ranking is all there is
     tiers = greedy_tiers(
-        labels,
+        [label for label in labels if label not in isolated],
         lambda leader, other: by_pair[(leader, other)].distinguishable or not _comparable(by_pair[(leader, other)]),
     )
     groups, not_comparable = _groups(labels, pairs)
     tier_of = {label: index + 1 for index, tier in enumerate(tiers) for label in tier}
-    ranked = [dataclasses.replace(s, rank=i + 1, tier=tier_of[s.label]) for i, s in enumerate(ranked)]
+    ranked = sorted(ranked, key=lambda s: s.label in isolated)  # stable: the others keep their order
+    ranked = [dataclasses.replace(s, rank=i + 1, tier=tier_of.get(s.label, 0)) for i, s in enumerate(ranked)]
     cache = {(a, b): (counts, issues, per_task) for a, b, counts, issues, per_task in raw}
     against = _against_baseline(inputs, labels, cache) if inputs.baseline else ()
     field, frontier = _frontier(ranked)
@@ -220,7 +229,9 @@ def _against_baseline(
                 "none": "(no multiplicity adjustment: not simultaneous)",
             }[correction],
         )
-        power = minimum_detectable_effect(counts, alpha=alpha) if counts.pairs else None
+        # planned at alpha / m: a p-value below it is rejected by Bonferroni, hence by Holm and BH too
+        planning_alpha = alpha if correction == "none" else alpha / len(others)
+        power = minimum_detectable_effect(counts, alpha=planning_alpha) if counts.pairs else None
         outcome = _called(p_adj, difference.interval, alpha)
         sentence = _sentence(outcome, label, base, difference.estimate, p_adj, name, alpha, power)
         pair = PairComparison(
@@ -260,7 +271,9 @@ def _sentence(
     if power is not None and abs(estimate) >= 0.005:
         needed = tasks_needed_for(power, abs(estimate))
         if needed is not None:
-            sentence += f"; about {needed:,} tasks would be needed to detect {100 * abs(estimate):.1f} points"
+            sentence += f"; about {needed:,} tasks would be needed to detect {100 * abs(estimate):.1f} points" + (
+                f" at alpha {power.alpha:.2g} (the corrected level)" if power.alpha < alpha else ""
+            )
     return sentence
 
 

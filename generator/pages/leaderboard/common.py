@@ -92,7 +92,7 @@ def board_headline(board_id: str, title: str, url: str, r: LeaderboardResult) ->
                 else "—"
             )
         )
-        rows.append(Row((fmt.num_cell(s.rank), fmt.num_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
+        rows.append(Row((fmt.num_cell(s.rank), tier_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
     table = Table(
         f"headline-{board_id}",
         "Systems by task-macro pass@1",
@@ -112,3 +112,8 @@ def board_headline(board_id: str, title: str, url: str, r: LeaderboardResult) ->
         f"baseline {r.baseline}" if r.baseline else "no baseline",
     )
     return Headline("leaderboard", board_id, title, url, True, None, summary, table)
+
+
+def tier_cell(tier: int) -> Cell:
+    """A system's tier; 0: compared with no other system, so in no tier."""
+    return fmt.num_cell(tier) if tier else fmt.num_cell(None, "not comparable")

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from generator.pages.leaderboard.common import pair_url, system_url
-from generator.pages.models import Link, PageBundle
+from generator.pages.models import Link, Notice, PageBundle
 from generator.pages.names import phrase
 from generator.pages.urls import comparison_url, rel, task_url
 
@@ -111,14 +111,24 @@ def comparison_links(matches: Sequence[SideMatch], pairs: Iterable[tuple[str, st
     return {key: tuple(dict.fromkeys(value)) for key, value in links.items()}
 
 
-def with_related(bundles: Sequence[PageBundle], links: Mapping[str, tuple[Link, ...]]) -> list[PageBundle]:
-    """*bundles* with each comparison page's ``related`` links set (other pages unchanged)."""
+def with_related(
+    bundles: Sequence[PageBundle],
+    links: Mapping[str, tuple[Link, ...]],
+    notices: Mapping[str, tuple[Notice, ...]] | None = None,
+) -> list[PageBundle]:
+    """*bundles* with each comparison page's ``related`` links and leaderboard notices (the family
+    sentences of :mod:`.family`) set; other pages unchanged."""
     by_url = {comparison_url(key): value for key, value in links.items()}
+    notes = {comparison_url(key): value for key, value in (notices or {}).items()}
     out = []
     for bundle in bundles:
-        extra = by_url.get(bundle.page.meta.url)
-        if extra:
-            meta = replace(bundle.page.meta, related=bundle.page.meta.related + extra)
+        url = bundle.page.meta.url
+        if by_url.get(url) or notes.get(url):
+            meta = replace(
+                bundle.page.meta,
+                related=bundle.page.meta.related + by_url.get(url, ()),
+                notices=bundle.page.meta.notices + notes.get(url, ()),
+            )
             bundle = replace(bundle, page=replace(bundle.page, meta=meta))
         out.append(bundle)
     return out

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from generator.pages.models import Headline, Link, PageBundle, PageJob
+from generator.pages.models import Headline, Link, Notice, PageBundle, PageJob
 
 __all__ = ["LeaderboardPages"]
 
@@ -17,3 +17,4 @@ class LeaderboardPages:
     board: PageBundle
     jobs: tuple[PageJob, ...]  # one page per system, then one per pair, written after the board
     comparison_links: Mapping[str, tuple[Link, ...]] = field(default_factory=dict)  # comparison id -> links here
+    comparison_notices: Mapping[str, tuple[Notice, ...]] = field(default_factory=dict)  # the family sentences

@@ -1,8 +1,8 @@
 """Leaderboard page models from a :class:`~generator.model.leaderboard.LeaderboardResult`.
 
-Select and format only: every number was computed by the leaderboard pipeline.
-Each system's per-task evidence is one system page (built once); the board and
-every pair page link to it; pair pages are light (facts and a per-task table).
+Select and format only: every number was computed by the leaderboard pipeline. Each system's
+per-task evidence is one system page (built once); the board and every pair page link to it; pair
+pages are light (facts and a per-task table).
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from generator.pages.leaderboard.common import (
     leaderboard_url,
     pair_url,
     system_url,
+    tier_cell,
 )
+from generator.pages.leaderboard.family import ComparisonCall, family_notes, with_notices
 from generator.pages.leaderboard.links import SideMatch
 from generator.pages.leaderboard.models import LeaderboardPages
 from generator.pages.models import (
@@ -135,7 +137,7 @@ class _Builder:
             cells = [
                 fmt.num_cell(s.rank),
                 Cell(", ".join(r.groups.get(s.label, ())) or fmt.NA, None, None, "mono"),
-                fmt.num_cell(s.tier),
+                tier_cell(s.tier),
                 Cell(s.label, None, self.link(self.url, s.label)),
                 Cell(s.treatment),
                 _pct(s.pass_at_1),
@@ -176,7 +178,7 @@ class _Builder:
                         Cell(_diff_interval(b.simultaneous), None, None, "", b.simultaneous.method),
                         fmt.num_cell(b.pair.sign_flip.p_value, fmt.p_value(b.pair.sign_flip.p_value)),
                         fmt.num_cell(b.p_adjusted, fmt.p_value(b.p_adjusted)),
-                        fmt.num_cell(self.result.system(b.label).tier),
+                        tier_cell(self.result.system(b.label).tier),
                         Cell(
                             {"better": "better", "worse": "worse"}.get(kind, "not distinguishable"),
                             None,
@@ -406,7 +408,7 @@ class _Builder:
             ("Treatment", s.treatment),
             ("Experiment", s.experiment),
             ("Format", s.format),
-            ("Rank / tier", f"{s.rank} / {s.tier}"),
+            ("Rank / tier", f"{s.rank} / {s.tier or 'none (compared with no other system)'}"),
             ("pass@1", fmt.pct(s.pass_at_1)),
             ("Coverage", f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
             (
@@ -574,16 +576,21 @@ def build_leaderboard_pages(
     inputs: Sequence[InputDigest],
     site: SiteInfo,
     evidence: Sequence[SideMatch] = (),
+    calls: Mapping[str, ComparisonCall] | None = None,
 ) -> LeaderboardPages:
-    """The board, one page per system, one light page per pair, and the index headline; *evidence*:
-    the comparisons that read the same evidence as a system (:mod:`generator.pages.leaderboard.links`)."""
+    """The board, one page per system, one light page per pair, and the index headline; *evidence*: the
+    comparisons that read the same evidence as a system (:mod:`.links`), *calls* their verdicts (:mod:`.family`)."""
     builder = _Builder(board_id, title, result, document, markdown, inputs, site)
     builder.evidence = tuple(m for m in evidence if m.board == board_id)
     # made when written; a system page has no data.json of its own (it links the board's)
     jobs = [PageJob.of(partial(builder.system, s), system_url(board_id, s.label), data=False) for s in result.systems]
     jobs += [PageJob.of(partial(builder.pair, p), pair_url(board_id, p.a, p.b)) for p in result.pairs]
     links = ev.comparison_links(builder.evidence, [(p.a, p.b) for p in result.pairs])
-    return LeaderboardPages(board_headline(board_id, title, builder.url, result), builder.board(), tuple(jobs), links)
+    notes = family_notes(board_id, title, result, builder.evidence, calls or {})
+    board = with_notices(builder.board(), notes.board)
+    return LeaderboardPages(
+        board_headline(board_id, title, builder.url, result), board, tuple(jobs), links, notes.comparisons
+    )
 
 
 def _not_compared(pairs: tuple[tuple[str, str], ...]) -> Phrase:

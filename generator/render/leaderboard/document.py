@@ -51,7 +51,7 @@ def system_json(s: SystemResult) -> dict[str, Any]:
         "experiment": s.experiment,
         "format": s.format,
         "rank": s.rank,
-        "tier": s.tier,
+        "tier": s.tier or None,  # None: compared with no other system
         "reports": s.reports,
         "expected_keys": s.expected_keys,
         "aligned_keys": s.aligned_keys,
