@@ -16,7 +16,8 @@ Schema (unknown keys are errors)::
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
         title: str
-        candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet
+        candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet;
+                                    # inspect: experiment may be a list of log files (one run's shards)
         baseline:  {experiment: DIR, treatment: str, format: FORMAT}   # FORMAT: comet|inspect|harbor|swebench|auto
                                     # or records, with fields: {field: path}, preset: lm-eval|promptfoo, metric
         tasks: DIR                  # optional
@@ -54,9 +55,11 @@ import yaml
 
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
+from generator.model.formats import ImportOptions
 from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
+from generator.read.inspect.log import MAX_LOGS
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
 
@@ -95,6 +98,12 @@ class SideConfig:
     experiment_text: str  # as written in the config, for messages
     format: str = "comet"  # comet | inspect | harbor | swebench | records | auto; non-comet inputs may be files
     records: RecordsMapping | None = None  # format records: the side's fields/preset/metric
+    logs: tuple[Path, ...] = ()  # format inspect, experiment a list: every log (experiment is the first)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Every input path of the side: its list of logs, else its one experiment."""
+        return self.logs or (self.experiment,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +119,21 @@ class ComparisonConfig:
     pass_threshold: float = 1.0
     scorer: str | None = None
     errors_as_failures: bool = False
+
+    def side(self, side: str) -> SideConfig:
+        return self.candidate if side == "candidate" else self.baseline
+
+    def import_options(self) -> ImportOptions:
+        """How the importers read both sides (docs/importers.md)."""
+        return ImportOptions(
+            self.pass_threshold,
+            self.scorer,
+            self.errors_as_failures,
+            candidate_records=self.candidate.records,
+            baseline_records=self.baseline.records,
+            candidate_logs=self.candidate.logs,
+            baseline_logs=self.baseline.logs,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +184,7 @@ class SiteConfig:
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
         for c in self.comparisons:
-            paths += [c.candidate.experiment, c.baseline.experiment]
+            paths += [*c.candidate.paths, *c.baseline.paths]
             paths += [p for p in (c.tasks, c.eval_root) if p is not None]
         for ledger in self.ledgers:
             paths += [ledger.campaign, ledger.ledger]
@@ -256,7 +280,7 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
     fmt = data.get("format", "comet")
     if fmt not in _SIDE_FORMATS:
         raise _fail(f"{where}.format", f"{fmt!r} is not one of {', '.join(_SIDE_FORMATS)}")
-    experiment = _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any")
+    experiment, logs = _experiment(data["experiment"], base, f"{where}.experiment", fmt)
     mapping = {key: data[key] for key in ("fields", "preset", "metric") if key in data}
     if mapping and fmt != "records":
         raise _fail(where, f"{', '.join(mapping)}: only for format records")
@@ -265,7 +289,20 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
     except ValueError as error:
         raise EvalsiteError(f"site config: {error}") from None
     treatment = _text(data["treatment"], f"{where}.treatment")
-    return SideConfig(experiment, treatment, str(data["experiment"]), fmt, records)
+    text = data["experiment"] if not logs else ", ".join(str(item) for item in data["experiment"])
+    return SideConfig(experiment, treatment, str(text), fmt, records, logs)
+
+
+def _experiment(value: Any, base: Path, where: str, fmt: str) -> tuple[Path, tuple[Path, ...]]:
+    """A side's one input, or (format inspect) a list of log files: the first, and all of them."""
+    if not isinstance(value, list):
+        return _path(value, base, where, kind="dir" if fmt == "comet" else "any"), ()
+    if fmt != "inspect":
+        raise _fail(where, "a list of files is only for format inspect (the shards and retries of one run)")
+    if not value or len(value) > MAX_LOGS:
+        raise _fail(where, f"must list 1 to {MAX_LOGS:,} Inspect log files")
+    logs = tuple(_path(item, base, f"{where}[{i}]", kind="file") for i, item in enumerate(value))
+    return logs[0], logs
 
 
 def _threshold(value: Any, where: str) -> float:
