@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from generator.model.comparison import Issue
-from generator.model.formats import FORMATS
+from generator.model.formats import FORMATS, ImportOptions
 from generator.model.stats import ClusteredDifference, Interval, MacroSummary, PowerAnalysis, SignFlipTest
 
 __all__ = [
@@ -93,6 +93,8 @@ class LeaderboardInputs:
     alpha: float = DEFAULT_ALPHA
     correction: Correction = "holm"
     rebase_artifacts: bool = False
+    # how imported systems decide pass and exclusion (pass_threshold, scorer, errors_as_failures)
+    import_options: ImportOptions = ImportOptions()
 
 
 @dataclass(frozen=True)

@@ -82,10 +82,10 @@ class SideLogs:
         unfinished = self.unfinished
         if not unfinished:
             return None
-        logs = "log" if len(self.logs) == 1 else f"{len(unfinished)} of its {len(self.logs)} logs"
+        logs = "" if len(self.logs) == 1 else f" ({len(unfinished)} of its {len(self.logs)} logs)"
         listed = "; ".join(log.words() for log in unfinished)
         return (
-            f"The {side}'s run did not finish ({logs}): {listed}. Samples it never ran are missing, "
+            f"The {side}'s run did not finish{logs}: {listed}. Samples it never ran are missing, "
             "not failed: the comparison covers only the samples the logs hold."
         )
 

@@ -400,22 +400,13 @@ def _leaderboard_bundles(
     entry: LeaderboardConfig, site: SiteInfo, config: SiteConfig, report: BuildReport
 ) -> tuple[Headline, list[PageBundle]]:
     """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
-    from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
+    from generator.model.leaderboard import LEADERBOARD_SCHEMA
     from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
     from generator.pipelines.leaderboard import evidence_matches, run_leaderboard
 
     try:
         with recording_digests():  # "Built from" reuses the SHA-256 of every file the leaderboard read
-            output = run_leaderboard(
-                LeaderboardInputs(
-                    systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in entry.systems),
-                    baseline=entry.baseline,
-                    tasks_dir=entry.tasks,
-                    ks=entry.ks,
-                    alpha=entry.alpha,
-                    correction=entry.correction,
-                )
-            )
+            output = run_leaderboard(entry.inputs())
             inputs = [
                 InputDigest(
                     "leaderboard document", "data.json", _text_digest(json_text(output.document)), LEADERBOARD_SCHEMA

@@ -153,7 +153,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
 
     experiments: dict[str, Experiment] = {}
     for spec in inputs.systems:
-        experiment = read_system(spec.format, spec.experiment, spec.treatment, manifest_for)
+        experiment = read_system(spec.format, spec.experiment, spec.treatment, manifest_for, inputs.import_options)
         if not experiment.records:
             raise EvalsiteError(
                 f"system {spec.label!r}: no {spec.treatment} reports found in experiment {experiment.label!r}"
@@ -182,6 +182,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
             check_alpha(inputs.alpha),
             check_correction(inputs.correction),
             inputs.rebase_artifacts,
+            inputs.import_options,
         ),
         systems,
         experiments,

@@ -42,6 +42,7 @@ Schema (unknown keys are errors)::
         ks: [int >= 1, ...]         # optional, default [1]
         alpha: float                # optional, default 0.05, in (0, 0.5]
         correction: holm            # optional: holm (default), bh or none
+        pass_threshold, scorer, errors_as_failures   # optional, as for comparisons (imported systems)
 """
 
 from __future__ import annotations
@@ -56,7 +57,15 @@ import yaml
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
-from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
+from generator.model.leaderboard import (
+    DEFAULT_ALPHA,
+    SYSTEM_FORMATS,
+    Correction,
+    LeaderboardInputs,
+    SystemSpec,
+    check_alpha,
+    check_correction,
+)
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
 from generator.read.inspect.log import MAX_LOGS
@@ -88,6 +97,7 @@ _SIDE_OPTIONAL = {"format", "fields", "preset", "metric"}  # the last three: for
 _SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "records", "auto")
 _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
 _LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
+_LEADERBOARD_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options, as for comparisons
 _SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
 
 
@@ -163,6 +173,21 @@ class LeaderboardConfig:
     ks: tuple[int, ...]
     alpha: float
     correction: Correction
+    pass_threshold: float = 1.0
+    scorer: str | None = None
+    errors_as_failures: bool = False
+
+    def inputs(self) -> LeaderboardInputs:
+        """What the leaderboard pipeline ranks (docs/leaderboard.md)."""
+        return LeaderboardInputs(
+            systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in self.systems),
+            baseline=self.baseline,
+            tasks_dir=self.tasks,
+            ks=self.ks,
+            alpha=self.alpha,
+            correction=self.correction,
+            import_options=ImportOptions(self.pass_threshold, self.scorer, self.errors_as_failures),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -338,9 +363,7 @@ def _comparison(value: Any, index: int, base: Path, seen: dict[str, str]) -> Com
         ),
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else DEFAULT_KS,
         rebase_artifacts=_bool(data.get("rebase_artifacts", False), f"{where} rebase_artifacts"),
-        pass_threshold=_threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
-        scorer=_text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
-        errors_as_failures=_bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
+        **_import_options(data, where),
     )
 
 
@@ -405,7 +428,17 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else (1,),
         alpha=alpha,
         correction=correction,
+        **_import_options(data, where),
     )
+
+
+def _import_options(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """``pass_threshold``, ``scorer`` and ``errors_as_failures`` of a comparison or leaderboard entry."""
+    return {
+        "pass_threshold": _threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
+        "scorer": _text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
+        "errors_as_failures": _bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
+    }
 
 
 def _list(value: Any, where: str) -> list[Any]:
