@@ -149,7 +149,8 @@ def _site(tmp_path: Path) -> Path:
     config = tmp_path / "site.yaml"
     config.write_text(
         "title: t\noutput: out\ncomparisons:\n  - id: shards\n    title: Sharded vs cancelled\n"
-        "    candidate: {experiment: [logs/shards/part-2.eval, logs/shards/part-1.eval], treatment: c, format: inspect}\n"
+        "    candidate: {experiment: [logs/shards/part-2.eval, logs/shards/part-1.eval],\n"
+        "                treatment: c, format: inspect}\n"
         "    baseline: {experiment: logs/cancelled.eval, treatment: b, format: inspect}\n"
     )
     build_site(load_config(config), tmp_path / "out", summary=tmp_path / "summary.md")
