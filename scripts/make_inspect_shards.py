@@ -16,7 +16,8 @@ five ways, each log written by inspect-ai itself:
 * ``other-model.eval``: shard 2 run by another model name (a log of another run, refused in a side).
 
 Machine folders in tracebacks are replaced by neutral names, as ``make_inspect_logs.py`` does.
-Outputs: ``tests/importers/fixtures/inspect/runs/``.
+Outputs: ``tests/importers/fixtures/inspect/runs/``, and the shards and the cancelled run again in
+``examples/inspect-runs/`` (the example site's ``inspect-shards`` comparison).
 
     /tmp/iv/bin/python scripts/make_inspect_shards.py
 """
@@ -43,6 +44,8 @@ from make_inspect_logs import machine_folders, path_neutral  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "importers" / "fixtures" / "inspect" / "runs"
+EXAMPLE = ROOT / "examples" / "inspect-runs"
+EXAMPLE_LOGS = ("shards/part-1.eval", "shards/part-2.eval", "cancelled.eval")
 QUESTIONS = {
     "add": ("What is 17 + 25?", "42"),
     "capital": ("What is the capital of Australia?", "Canberra"),
@@ -128,6 +131,11 @@ def main() -> int:
             if left:
                 raise SystemExit(f"error: {name} still names {left[0]}")
             print(f"{name}: {log.status}, {len(log.samples or [])} samples")
+        if EXAMPLE.exists():
+            shutil.rmtree(EXAMPLE)
+        for name in EXAMPLE_LOGS:
+            (EXAMPLE / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(OUT / name, EXAMPLE / name)
     return 0
 
 

@@ -3,10 +3,11 @@
 An Inspect side may be one log or several (shards of one run, and retries): the reader
 (``generator.read.inspect``) records each log's own ``status`` (``success``, ``cancelled``,
 ``error``, ``started``) and how many samples it holds of how many its header planned, and how
-the logs were merged by sample id and epoch: identical copies kept once (``duplicates``), copies
-that differ excluded (``conflicts``).  A comparison's pages, its Markdown report and the build
-summary say so when any log did not finish (:meth:`SideLogs.status_sentence`), so a cancelled run
-never reads as a few "missing samples".
+the logs were merged by sample id and epoch: identical copies kept once (``duplicates``), errored
+attempts superseded by a retry (``retried``), copies that differ otherwise excluded
+(``conflicts``).  A comparison's pages, its Markdown report and the build summary say so when any
+log did not finish (:meth:`SideLogs.status_sentence`), so a cancelled run never reads as a few
+"missing samples".
 """
 
 from __future__ import annotations

@@ -203,3 +203,29 @@ def test_compare_takes_a_side_given_several_times(capsys: pytest.CaptureFixture[
     assert document["baseline"]["logs"]["duplicates"] == 7 and len(document["pairs"]) == 8
     assert main([*args[:1], "--candidate", "a", "--candidate", "b", *args[7:]]) == 2  # format comet
     assert "only an Inspect side (--candidate-format inspect) may be several logs" in capsys.readouterr().err
+
+
+def test_one_run_as_eval_and_json_is_one_run_kept_once() -> None:
+    """An .eval log pools its event data (events_data) that the .json of the same run writes out."""
+    fixtures = RUNS.parent
+    experiment = load_inspect(
+        "baseline", fixtures, "T", ImportOptions(baseline_logs=(fixtures / "baseline.json", fixtures / "baseline.eval"))
+    )
+    single = load_inspect("baseline", fixtures / "baseline.eval", "T", ImportOptions())
+    assert experiment.logs is not None
+    assert (experiment.logs.duplicates, experiment.logs.conflicts, experiment.logs.retried) == (15, 0, 0)
+    assert [(r.key, r.passed, r.quality.reason_code) for r in experiment.records] == [
+        (r.key, r.passed, r.quality.reason_code) for r in sorted(single.records, key=lambda r: r.key)
+    ]
+
+
+def test_a_log_whose_name_is_not_utf8_is_refused_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(SHARDS[0], folder / "part-1.eval")
+    (folder / "part-1.eval").rename(folder / b"p\xff.eval".decode("utf-8", "surrogateescape"))
+    shutil.copy(SHARDS[1], folder / "part-2.eval")
+    with pytest.raises(
+        EvalsiteError, match=r"^candidate Inspect log 'p\\\\xff\.eval': its file name is not valid UTF-8"
+    ):
+        load_inspect("candidate", folder, "T", ImportOptions())

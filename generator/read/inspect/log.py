@@ -14,7 +14,13 @@ is what Inspect reported (``model_usage``, whose ``input_tokens`` exclude cached
 ``total_time``, ``working_time``, and turns and tool calls counted from ``messages``).
 
 A log that holds only its journal (a run that crashed before writing its header) is refused with
-that reason: evalsite does not guess a run's samples from a partial journal.
+that reason: evalsite does not guess a run's samples from a partial journal.  Each log's run status
+(``success``, ``cancelled``, ``error``, ``started``) and how many samples it holds of how many it
+planned are kept in the side's :class:`~generator.model.logs.SideLogs`.
+
+A side may be several logs, the shards and retries of one run (a folder of logs, or a list in the
+options): each is read as above and they are merged by sample and epoch (:mod:`.merge`), with the
+caps (:data:`MAX_LOGS`, :data:`MAX_SAMPLES` samples together) over the whole side.
 
 Caps where sizes multiply: a header that asks for more than :data:`MAX_EPOCHS` epochs, or plans
 more than :data:`MAX_PLANNED_CASES` cases (sample ids x epochs), leaves the side's expected-case
@@ -48,6 +54,7 @@ from generator.read.importing import (
     included_quality,
     json_object,
     name_problem,
+    readable_name,
     reported_telemetry,
     scrub_paths,
     unusable_value,
@@ -122,6 +129,10 @@ def log_files(side: Side, path: Path, options: ImportOptions) -> list[Path]:
             raise EvalsiteError(f"folder {path.name!r} holds no Inspect log; name .eval or .json log files")
     if len(logs) > MAX_LOGS:
         raise EvalsiteError(f"{side} side has {len(logs):,} Inspect logs, over the {MAX_LOGS:,}-log limit")
+    for log in logs:
+        shown = readable_name(log.name)
+        if shown is not None:  # a name no page can be written with
+            raise EvalsiteError(f"{side} Inspect log {shown!r}: its file name is not valid UTF-8; rename it")
     return logs
 
 
@@ -361,10 +372,10 @@ def _eval_samples(archive: Archive) -> tuple[dict[str, Any], list[tuple[str, Any
 
 
 def _samples_of(
-    side: Side, log: Path, label: str
+    side: Side, log: Path, label: str, *, merging: bool
 ) -> tuple[dict[str, Any], list[tuple[str, Any]], list[SkippedReport], str]:
-    """A log's header, its samples (each ``(file, sample or why not)``), its skipped members, and the
-    SHA-256 of its bytes."""
+    """A log's header, its samples (each ``(file, sample or why not)``), its skipped members, and (when
+    ``merging`` several logs) the SHA-256 of its bytes."""
     data = read_regular_file(log, max_bytes=MAX_LOG_BYTES)
     if isinstance(data, Refusal):
         raise EvalsiteError(f"{side} Inspect log {label!r} cannot be read: it {data.reason}")
@@ -381,7 +392,7 @@ def _samples_of(
         samples = [(f"{label}#samples[{i}]", s.reason if isinstance(s, Unreadable) else s) for i, s in enumerate(raw)]
     if not isinstance(header.get("eval"), dict):
         raise EvalsiteError(f"{side} file {label!r} is not an Inspect log (no eval header)")
-    return header, samples, skipped, hashlib.sha256(data).hexdigest()
+    return header, samples, skipped, hashlib.sha256(data).hexdigest() if merging else ""
 
 
 def _status(header: Mapping[str, Any], label: str, held: int, matrix: MatrixLoad, path: Path) -> LogStatus:
@@ -400,7 +411,7 @@ def _status(header: Mapping[str, Any], label: str, held: int, matrix: MatrixLoad
 def read_log(side: Side, log: Path, treatment: str, options: ImportOptions, *, merging: bool) -> LogRead:
     """One log's runs, skipped rows, expected cases and status (and, ``merging``, each sample's digest)."""
     label = log.name
-    header, samples, skipped, digest = _samples_of(side, log, label)
+    header, samples, skipped, digest = _samples_of(side, log, label, merging=merging)
     reader = _Reader(side, label, header, options)
     matrix, left_out = reader.matrix(treatment)
     skipped += left_out

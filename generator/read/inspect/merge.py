@@ -6,8 +6,9 @@ model and its arguments, solver, scorers, dataset, epochs and limits (:data:`IDE
 different runs are refused with one line naming the first field that differs.  Their samples are
 then merged by (sample id, epoch):
 
-* copies identical in every field (a retry's copy of a sample that had finished, or overlapping
-  shards) are one run, kept once and counted (:attr:`~generator.model.logs.SideLogs.duplicates`),
+* copies identical in every field but the storage of their event log (a retry's copy of a sample
+  that had finished, overlapping shards, one run as ``.eval`` and ``.json``; each sample's ``uuid``
+  still tells two runs apart) are one run, kept once and counted (:attr:`~generator.model.logs.SideLogs.duplicates`),
   with one skipped row per log saying how many of its samples were copies;
 * a copy whose sample errored, beside a copy that did not (inspect-ai's ``eval_retry`` runs an
   errored sample again and keeps the error in ``error_retries``), is the retry's: the errored
@@ -59,6 +60,9 @@ IDENTITY: Final = (
     ("config", "working_limit"),
     ("plan", "steps"),
 )
+#: A sample's event log, stored two ways: an ``.eval`` log pools repeated event data in ``events_data``
+#: that a ``.json`` log writes out in ``events``; the sample's ``uuid`` and times still tell runs apart.
+_STORAGE: Final = frozenset({"events", "events_data"})
 #: Keys of a conflict listed in a log's skipped row before "and N more".
 _SHOWN_KEYS = 5
 
@@ -87,11 +91,13 @@ class MergedSide:
 
 
 def sample_digest(sample: Mapping[str, Any]) -> str:
-    """SHA-256 of a sample's canonical JSON (sorted keys): equal exactly when the samples are equal."""
+    """SHA-256 of a sample's canonical JSON (sorted keys) without its event log (:data:`_STORAGE`):
+    equal exactly when the samples are, however the log stored the events."""
+    kept = {key: value for key, value in sample.items() if key not in _STORAGE}
     try:
-        return hashlib.sha256(orjson.dumps(sample, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        return hashlib.sha256(orjson.dumps(kept, option=orjson.OPT_SORT_KEYS)).hexdigest()
     except orjson.JSONEncodeError:  # an integer beyond 64 bits: the standard library's canonical form
-        return canonical_hash(sample)
+        return canonical_hash(kept)
 
 
 def _field(header: Mapping[str, Any], path: tuple[str, ...]) -> Any:
