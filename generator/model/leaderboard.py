@@ -1,7 +1,7 @@
 """One leaderboard of many systems on the same tasks, as typed data.
 
-:class:`LeaderboardInputs` says which systems to rank (each an experiment, a
-treatment, a label and, for now, the ``comet`` input format) and how to test them;
+:class:`LeaderboardInputs` says which systems to rank (each an input, a treatment, a
+label and its input format) and how to read and test them;
 :class:`LeaderboardResult` is everything ``generator.pipelines.leaderboard``
 computed from it, once.  The ``evalsite.leaderboard.v1`` document, the Markdown
 report and the site pages are renderings of a result (docs/leaderboard.md).

@@ -103,3 +103,16 @@ def test_a_side_may_list_its_logs_in_the_config(tmp_path: Path) -> None:
             {"title": "T", "comparisons": [{**entry, "candidate": {**side, "experiment": [logs[0], "nowhere.eval"]}}]},
             tmp_path,
         )
+
+
+def test_a_system_links_to_a_comparison_side_only_when_it_reads_the_same_logs(tmp_path: Path) -> None:
+    from generator.pipelines.leaderboard import evidence_matches
+
+    part = str(RUNS / "shards" / "part-1.eval")
+    listed = {"experiment": [part, str(RUNS / "shards" / "part-2.eval")], "treatment": "t", "format": "inspect"}
+    folder = {"experiment": str(RUNS / "shards"), "treatment": "t", "format": "inspect"}
+    comparison = {"id": "c", "title": "C", "candidate": listed, "baseline": folder}
+    systems = [{**folder, "label": "shards"}, {**folder, "experiment": part, "label": "part"}]
+    board = {"id": "b", "title": "B", "systems": systems}
+    config = parse_config({"title": "T", "comparisons": [comparison], "leaderboards": [board]}, tmp_path)
+    assert [(m.label, m.side) for m in evidence_matches(config, {"c"})] == [("shards", "baseline")]
