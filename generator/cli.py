@@ -19,12 +19,14 @@ from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
+from generator.model.formats import FORMATS
 from generator.model.version import __version__
 
 if TYPE_CHECKING:
     from generator.model.redaction import Redactor
 
 _KS_TEXT = ",".join(str(k) for k in DEFAULT_KS)
+_SYSTEM_FORMATS = FORMATS  # a leaderboard system's input formats (model.leaderboard.SYSTEM_FORMATS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -36,9 +38,15 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("compare", help="strictly compare two Comet experiment directories")
-    p.add_argument("--candidate", required=True, metavar="DIR", help="candidate experiment directory")
+    for side in ("candidate", "baseline"):
+        p.add_argument(
+            f"--{side}",
+            action="append",
+            required=True,
+            metavar="PATH",
+            help=f"{side} experiment directory (or input of its format); Inspect: repeat for each log of one run",
+        )
     p.add_argument("--candidate-treatment", required=True, metavar="NAME")
-    p.add_argument("--baseline", required=True, metavar="DIR", help="baseline experiment directory")
     p.add_argument("--baseline-treatment", required=True, metavar="NAME")
     formats = ("comet", "inspect", "harbor", "swebench", "records", "auto")
     for side in ("candidate", "baseline"):
@@ -58,19 +66,7 @@ def _add_compare(sub: argparse._SubParsersAction[_Parser]) -> None:
         choices=("lm-eval", "promptfoo"),
         help="records: the preset of each records side without a mapping file",
     )
-    p.add_argument(
-        "--pass-threshold",
-        type=float,
-        default=1.0,
-        metavar="X",
-        help="imported formats: a numeric score or reward passes at or above X (default 1)",
-    )
-    p.add_argument("--scorer", metavar="NAME", help="Inspect: the scorer that decides pass (default: the log's first)")
-    p.add_argument(
-        "--errors-as-failures",
-        action="store_true",
-        help="imported formats: count errored or limit-stopped runs as failures instead of excluding them",
-    )
+    _add_import_options(p)
     p.add_argument("--tasks", metavar="DIR", help="tasks tree used for fallback case manifests")
     p.add_argument("--eval-root", metavar="DIR", help="Comet eval/ folder (controller files for fallback hashes)")
     p.add_argument("--k", default=_KS_TEXT, metavar="LIST", help=f"comma-separated k values (default {_KS_TEXT})")
@@ -99,10 +95,11 @@ def _run_compare(args: argparse.Namespace) -> int:
         ks = parse_ks(args.k)
     except ValueError as error:
         raise EvalsiteError(f"--k: {error}") from None
+    logs = {side: _side_logs(args, side) for side in ("candidate", "baseline")}
     inputs = ComparisonInputs(
-        candidate_dir=Path(args.candidate),
+        candidate_dir=Path(args.candidate[0]),
         candidate_treatment=args.candidate_treatment,
-        baseline_dir=Path(args.baseline),
+        baseline_dir=Path(args.baseline[0]),
         baseline_treatment=args.baseline_treatment,
         tasks_dir=Path(args.tasks) if args.tasks else None,
         eval_root=Path(args.eval_root) if args.eval_root else None,
@@ -115,6 +112,8 @@ def _run_compare(args: argparse.Namespace) -> int:
             scorer=args.scorer or None,
             errors_as_failures=bool(args.errors_as_failures),
             **_records_mappings(args),
+            candidate_logs=logs["candidate"],
+            baseline_logs=logs["baseline"],
         ),
     )
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
@@ -129,6 +128,18 @@ def _run_compare(args: argparse.Namespace) -> int:
     else:
         _print(chunks)
     return 0
+
+
+def _side_logs(args: argparse.Namespace, side: str) -> tuple[Path, ...]:
+    """A side given more than once: the logs of one Inspect run (shards and retries), merged."""
+    paths = getattr(args, side)
+    if len(paths) == 1:
+        return ()
+    if getattr(args, f"{side}_format") != "inspect":
+        raise EvalsiteError(
+            f"--{side} is given {len(paths)} times: only an Inspect side (--{side}-format inspect) may be several logs"
+        )
+    return tuple(Path(path) for path in paths)
 
 
 def _records_mappings(args: argparse.Namespace) -> dict[str, Any]:
@@ -148,37 +159,92 @@ def _threshold(value: float) -> float:
     return value
 
 
+def _add_import_options(p: _Parser) -> None:
+    """``--pass-threshold``, ``--scorer`` and ``--errors-as-failures``: how imported formats decide pass."""
+    p.add_argument(
+        "--pass-threshold",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="imported formats: a numeric score or reward passes at or above X (default 1)",
+    )
+    p.add_argument("--scorer", metavar="NAME", help="Inspect: the scorer that decides pass (default: the log's first)")
+    p.add_argument(
+        "--errors-as-failures",
+        action="store_true",
+        help="imported formats: count errored or limit-stopped runs as failures instead of excluding them",
+    )
+
+
 def _add_leaderboard(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("leaderboard", help="rank many systems on the same tasks (paired, corrected, with tiers)")
     p.add_argument(
         "--system",
         action="append",
         required=True,
-        metavar="LABEL=DIR:TREATMENT",
-        help="one system (repeat: two or more): its label, Comet experiment folder and treatment",
+        metavar="LABEL=PATH[:TREATMENT]",
+        help="one system (repeat: two or more): its label, its input (a Comet experiment folder, a log, a job "
+        "folder, ...) and treatment (for an imported format the label when left out)",
     )
+    p.add_argument(
+        "--input-format",
+        choices=_SYSTEM_FORMATS,
+        default="comet",
+        help="format of every system's input (default comet)",
+    )
+    p.add_argument(
+        "--system-format",
+        action="append",
+        default=[],
+        metavar="LABEL=FORMAT",
+        help="format of one system's input (repeat; overrides --input-format)",
+    )
+    _add_import_options(p)
     p.add_argument("--baseline", metavar="LABEL", help="the label of the system the others are tested against")
     p.add_argument("--tasks", metavar="DIR", help="tasks tree used for fallback case manifests")
     p.add_argument("--k", default="1", metavar="LIST", help="comma-separated k values (default 1)")
     p.add_argument("--alpha", default="0.05", metavar="A", help="significance level in (0, 0.5] (default 0.05)")
     p.add_argument("--correction", choices=("holm", "bh", "none"), default="holm")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown", help="the report's format")
     p.add_argument("--out", metavar="FILE", help="write the report here instead of stdout")
     p.add_argument("--force", action="store_true", help="let --out replace a file that is not a leaderboard report")
     p.set_defaults(handler=_run_leaderboard)
 
 
-def _system_spec(text: str) -> tuple[str, str, str]:
+def _system_spec(text: str, formats: dict[str, str], default: str) -> tuple[str, Path, str, str]:
+    """``LABEL=PATH[:TREATMENT]``: a path that exists as written takes no treatment (the label is used,
+    for an imported format); otherwise the treatment is what follows the last colon."""
     label, sep, rest = text.partition("=")
-    folder, colon, treatment = rest.rpartition(":")
-    if not sep or not colon or not label.strip() or not folder or not treatment.strip():
-        raise EvalsiteError(f"--system {text!r}: expected LABEL=DIR:TREATMENT")
-    return label.strip(), folder, treatment.strip()
+    label = label.strip()
+    if not sep or not label or not rest:
+        raise EvalsiteError(f"--system {text!r}: expected LABEL=PATH[:TREATMENT]")
+    fmt = formats.pop(label, default)
+    path, colon, treatment = rest.rpartition(":")
+    if Path(rest).exists() or not colon:
+        path, treatment = rest, ""
+    if not path or (colon and not Path(rest).exists() and not treatment.strip()):
+        raise EvalsiteError(f"--system {text!r}: expected LABEL=PATH[:TREATMENT]")
+    if not treatment.strip():
+        if fmt == "comet":
+            raise EvalsiteError(f"--system {text!r}: a Comet experiment needs its treatment (LABEL=DIR:TREATMENT)")
+        treatment = label
+    return label, Path(path), treatment.strip(), fmt
+
+
+def _system_formats(items: Sequence[str]) -> dict[str, str]:
+    formats: dict[str, str] = {}
+    for item in items:
+        label, sep, fmt = item.rpartition("=")
+        if not sep or not label.strip() or fmt not in _SYSTEM_FORMATS:
+            raise EvalsiteError(f"--system-format {item!r}: expected LABEL=FORMAT ({', '.join(_SYSTEM_FORMATS)})")
+        formats[label.strip()] = fmt
+    return formats
 
 
 def _run_leaderboard(args: argparse.Namespace) -> int:
     """``evalsite leaderboard``: print or write the Markdown or JSON leaderboard."""
     from generator.model.comparison import parse_ks
+    from generator.model.formats import ImportOptions
     from generator.model.leaderboard import LeaderboardInputs, SystemSpec, check_alpha, check_correction
     from generator.pipelines.leaderboard import check_report_path, run_leaderboard, write_report
 
@@ -190,9 +256,10 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         alpha = check_alpha(float(args.alpha))
     except ValueError as error:
         raise EvalsiteError(f"--alpha: {error}") from None
-    systems = tuple(
-        SystemSpec(label, Path(folder), treatment) for label, folder, treatment in map(_system_spec, args.system)
-    )
+    formats = _system_formats(args.system_format)
+    systems = tuple(SystemSpec(*_system_spec(text, formats, args.input_format)) for text in args.system)
+    if formats:
+        raise EvalsiteError(f"--system-format: no system is labelled {next(iter(formats))!r}")
     inputs = LeaderboardInputs(
         systems=systems,
         baseline=args.baseline,
@@ -200,6 +267,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         ks=ks,
         alpha=alpha,
         correction=check_correction(args.correction),
+        import_options=ImportOptions(_threshold(args.pass_threshold), args.scorer or None, args.errors_as_failures),
     )
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
     if args.out:

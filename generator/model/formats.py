@@ -8,6 +8,7 @@ the same for every format.  How each format maps: ``docs/importers.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final, Literal
 
 from generator.model.records import RecordsMapping
@@ -125,7 +126,9 @@ class ImportOptions:
     Harbor rewards likewise.  ``scorer``: which Inspect scorer decides (None = the log's first).
     ``errors_as_failures``: count errored or limit-stopped runs as failures instead of
     excluding them.  ``candidate_records``/``baseline_records``: each side's records mapping
-    (``format: records``; None = the plain defaults).
+    (``format: records``; None = the plain defaults).  ``candidate_logs``/``baseline_logs``: an
+    Inspect side given as a list of log files (shards and retries of one run, merged); empty = the
+    side's one path (a log, or a folder of logs).
     """
 
     pass_threshold: float = 1.0
@@ -133,3 +136,8 @@ class ImportOptions:
     errors_as_failures: bool = False
     candidate_records: RecordsMapping | None = None
     baseline_records: RecordsMapping | None = None
+    candidate_logs: tuple[Path, ...] = ()
+    baseline_logs: tuple[Path, ...] = ()
+
+    def logs_of(self, side: str) -> tuple[Path, ...]:
+        return self.candidate_logs if side == "candidate" else self.baseline_logs

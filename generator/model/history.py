@@ -254,3 +254,4 @@ class SummaryItem:
     trend: Trend | None
     trend_url: str | None
     error: str | None = None
+    run_status: tuple[str, ...] = ()  # a side's run that did not finish (cancelled, error): said below the table

@@ -1,7 +1,7 @@
 """One leaderboard of many systems on the same tasks, as typed data.
 
-:class:`LeaderboardInputs` says which systems to rank (each an experiment, a
-treatment, a label and, for now, the ``comet`` input format) and how to test them;
+:class:`LeaderboardInputs` says which systems to rank (each an input, a treatment, a
+label and its input format) and how to read and test them;
 :class:`LeaderboardResult` is everything ``generator.pipelines.leaderboard``
 computed from it, once.  The ``evalsite.leaderboard.v1`` document, the Markdown
 report and the site pages are renderings of a result (docs/leaderboard.md).
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from generator.model.comparison import Issue
-from generator.model.formats import FORMATS
+from generator.model.formats import FORMATS, ImportOptions
 from generator.model.stats import ClusteredDifference, Interval, MacroSummary, PowerAnalysis, SignFlipTest
 
 __all__ = [
@@ -93,6 +93,8 @@ class LeaderboardInputs:
     alpha: float = DEFAULT_ALPHA
     correction: Correction = "holm"
     rebase_artifacts: bool = False
+    # how imported systems decide pass and exclusion (pass_threshold, scorer, errors_as_failures)
+    import_options: ImportOptions = ImportOptions()
 
 
 @dataclass(frozen=True)

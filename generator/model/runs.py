@@ -16,6 +16,7 @@ from typing import Any, Final
 from generator.model.cases import MatrixCases, MatrixKeys, reps_of
 from generator.model.common import Side, cap_text, sha256_bytes
 from generator.model.formats import NOT_HASHED
+from generator.model.logs import SideLogs
 
 __all__ = [
     "CORE_PARTS",
@@ -538,6 +539,7 @@ class Experiment:
     records: tuple[RunRecord, ...]
     skipped: tuple[SkippedReport, ...]
     matrix: MatrixLoad
+    logs: SideLogs | None = None  # an imported side's logs, their run status and how they merged
 
 
 @dataclass(frozen=True, slots=True)

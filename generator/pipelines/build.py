@@ -32,10 +32,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from generator.model.common import SIDES
 from generator.model.errors import EvalsiteError
 from generator.model.history import HEAD_FILE
 from generator.model.jsonfmt import json_text
 from generator.model.ledger_result import LedgerResult
+from generator.model.logs import status_sentences
 from generator.model.stats import ExperimentComparison
 from generator.model.transcript import TranscriptRef
 from generator.model.version import __version__
@@ -105,6 +107,7 @@ class ComparisonData:
     statistics: ExperimentComparison | None = None  # None: the pages show "no paired statistics"
     transcripts: tuple[TranscriptRef, ...] = ()  # each run's raw stdout, located (docs/transcripts.md)
     document_text: str | None = None  # json_text(document) when the core made it (hashed, then written)
+    run_status: tuple[str, ...] = ()  # a side's run that did not finish (model/logs.py), said at the top
 
 
 @dataclass(frozen=True)
@@ -168,7 +171,6 @@ class DefaultCore:
             return self._compare(entry)
 
     def _compare(self, entry: ComparisonConfig) -> ComparisonData:
-        from generator.model.formats import ImportOptions
         from generator.pipelines.compare import ComparisonInputs, compare_experiments, render_comparison
         from generator.read.comet.tasks import read_instruction
 
@@ -184,19 +186,10 @@ class DefaultCore:
                 rebase_artifacts=entry.rebase_artifacts,
                 candidate_format=entry.candidate.format,
                 baseline_format=entry.baseline.format,
-                import_options=ImportOptions(
-                    entry.pass_threshold,
-                    entry.scorer,
-                    entry.errors_as_failures,
-                    candidate_records=entry.candidate.records,
-                    baseline_records=entry.baseline.records,
-                ),
+                import_options=entry.import_options(),
             )
         )
-        trees = [
-            ("candidate experiment", entry.candidate.experiment),
-            ("baseline experiment", entry.baseline.experiment),
-        ]
+        trees = [(f"{side} experiment", path) for side in SIDES for path in entry.side(side).paths]
         if entry.tasks is not None:
             trees.append(("tasks", entry.tasks))
 
@@ -218,9 +211,9 @@ class DefaultCore:
             *trees_walked(),
         ]
         transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
-        return ComparisonData(
-            document, output.markdown, instructions, tuple(inputs), output.result.statistics, transcripts, document_text
-        )
+        status = status_sentences({side: output.result.experiments[side].logs for side in SIDES})
+        facts = (instructions, tuple(inputs), output.result.statistics, transcripts, document_text, status)
+        return ComparisonData(document, output.markdown, *facts)
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
         """One ledger entry: its bytes are read once (under the shared lock) for the digest and the summary."""
@@ -360,6 +353,7 @@ def _comparison_bundles(
             entry.tasks is not None,
             statistics,
             run_page_states(data.transcripts) if config.transcripts else {},
+            data.run_status,
         )
         page, task_jobs = comparison_page_jobs(source, site)
         if data.document_text is not None and page.data is data.document:
@@ -369,7 +363,9 @@ def _comparison_bundles(
             report.transcript_jobs.append((entry.id, entry.title, data.document, data.transcripts))
         verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, data.document, verdict)
-        report.records.append(comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics))
+        report.records.append(
+            comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics, data.run_status)
+        )
         report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer
         return headline, bundles
     except _DATA_ERRORS as error:
@@ -397,23 +393,14 @@ def _leaderboard_bundles(
     entry: LeaderboardConfig, site: SiteInfo, config: SiteConfig, report: BuildReport
 ) -> tuple[Headline, list[PageBundle]]:
     """One leaderboard: its board, system and pair pages; a data error becomes its error page."""
-    from generator.model.leaderboard import LEADERBOARD_SCHEMA, LeaderboardInputs, SystemSpec
+    from generator.model.leaderboard import LEADERBOARD_SCHEMA
     from generator.pages.leaderboard.family import ComparisonCall
     from generator.pages.leaderboard.page import build_leaderboard_pages, leaderboard_error
     from generator.pipelines.leaderboard import evidence_matches, run_leaderboard
 
     try:
         with recording_digests():  # "Built from" reuses the SHA-256 of every file the leaderboard read
-            output = run_leaderboard(
-                LeaderboardInputs(
-                    systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in entry.systems),
-                    baseline=entry.baseline,
-                    tasks_dir=entry.tasks,
-                    ks=entry.ks,
-                    alpha=entry.alpha,
-                    correction=entry.correction,
-                )
-            )
+            output = run_leaderboard(entry.inputs())
             inputs = [
                 InputDigest(
                     "leaderboard document", "data.json", _digest(json_text(output.document)), LEADERBOARD_SCHEMA

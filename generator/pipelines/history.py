@@ -274,6 +274,7 @@ class Record:
     worse: tuple[tuple[str, str], ...] = ()  # a leaderboard's (system, sentence) worse than its baseline
     baseline: str | None = None  # a leaderboard's baseline label
     p_value: float | None = None  # a comparison verdict's sign-flip p-value
+    run_status: tuple[str, ...] = ()  # a comparison side's run that did not finish (not in the history body)
 
 
 def comparison_record(
@@ -282,15 +283,16 @@ def comparison_record(
     document: Mapping[str, Any],
     inputs: Sequence[InputDigest],
     statistics: ExperimentComparison | None,
+    run_status: tuple[str, ...] = (),
 ) -> Record:
     verdict = statistics.verdict.outcome if statistics is not None else None
     body = comparison_body(subject, title, document, inputs, verdict)
     if statistics is None:
-        return Record("comparison", subject, title, body)
+        return Record("comparison", subject, title, body, run_status=run_status)
     difference = statistics.paired.difference.interval
     return Record(
         "comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper,
-        p_value=statistics.verdict.p_value,
+        p_value=statistics.verdict.p_value, run_status=run_status,
     )  # fmt: skip
 
 
@@ -431,6 +433,7 @@ def write_summary(
                 trend,
                 trend_url(r.kind, r.subject) if trend is not None else None,
                 r.error,
+                r.run_status,
             )
         )
     text = render_summary(items, base_url, outcome.reasons, redact=(redactor or Redactor()).text)  # then capped

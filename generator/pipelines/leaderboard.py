@@ -5,7 +5,7 @@
 :func:`render_leaderboard` makes its two renderings from it, once: the
 ``evalsite.leaderboard.v1`` document (docs/leaderboard.md) and the Markdown report.
 Systems are read through :func:`read_system`, the one place that dispatches on a
-system's ``format`` (``comet``, ``inspect``, ``harbor``, ``swebench``), with the comparison
+system's ``format`` (``comet``, ``inspect``, ``harbor``, ``swebench``, ``records``), with the comparison
 sides' readers (:func:`generator.read.formats.load_side`), and are aligned, measured and tested
 with the comparison's aligner and paired statistics.
 """
@@ -124,17 +124,17 @@ def evidence_matches(config: SiteConfig, built: Collection[str]) -> tuple[SideMa
     """Every (leaderboard system, comparison side) pair that reads the same evidence: the same
     experiment (resolved path), treatment and format; only comparisons in *built* (their pages exist)."""
 
-    def key(path: Path, treatment: str, fmt: str) -> tuple[str, str, str]:
-        return (os.path.realpath(path), treatment, fmt)
+    def key(paths: tuple[Path, ...], treatment: str, fmt: str) -> tuple[tuple[str, ...], str, str]:
+        return (tuple(os.path.realpath(path) for path in paths), treatment, fmt)
 
     found = []
     for board in config.leaderboards:
-        systems = {key(s.experiment, s.treatment, s.format): s.label for s in board.systems}
+        systems = {key((s.experiment,), s.treatment, s.format): s.label for s in board.systems}
         for comparison in config.comparisons:
             if comparison.id not in built:
                 continue
             for side, spec in (("candidate", comparison.candidate), ("baseline", comparison.baseline)):
-                label = systems.get(key(spec.experiment, spec.treatment, spec.format))
+                label = systems.get(key(spec.paths, spec.treatment, spec.format))  # a list of logs is no one file
                 if label is not None:
                     found.append(SideMatch(board.id, board.title, label, comparison.id, comparison.title, side))
     return tuple(found)
@@ -153,7 +153,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
 
     experiments: dict[str, Experiment] = {}
     for spec in inputs.systems:
-        experiment = read_system(spec.format, spec.experiment, spec.treatment, manifest_for)
+        experiment = read_system(spec.format, spec.experiment, spec.treatment, manifest_for, inputs.import_options)
         if not experiment.records:
             raise EvalsiteError(
                 f"system {spec.label!r}: no {spec.treatment} reports found in experiment {experiment.label!r}"
@@ -182,6 +182,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
             check_alpha(inputs.alpha),
             check_correction(inputs.correction),
             inputs.rebase_artifacts,
+            inputs.import_options,
         ),
         systems,
         experiments,

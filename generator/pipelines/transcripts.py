@@ -97,19 +97,22 @@ def _imported_refs(side: str, experiment: Any) -> list[TranscriptRef]:
 
 
 def _inspect_refs(side: str, experiment: Any) -> list[TranscriptRef]:
-    """Inspect runs: the sample each record was read from (``<log>#<member>``), in the side's log."""
+    """Inspect runs: the sample each record was read from (``<log>#<member>``), in the side's log
+    (or, for a side of several logs, in the log of that name)."""
     import os
 
-    root = str(experiment.root)
+    if experiment.logs is None:  # one log, named by the side's label in its folder
+        where = {experiment.label: os.path.join(str(experiment.root), experiment.label)}
+    else:
+        where = {log.name: str(log.path) for log in experiment.logs.logs if log.path is not None}
     refs = []
     for record in experiment.records:
         log, _, member = str(record.file).partition("#")
-        if not member or log != experiment.label or "/" in log or "\0" in log:
+        if not member or "/" in log or "\0" in log or log not in where:
             continue
+        path = where[log]
         refs.append(
-            TranscriptRef(
-                side, record.task, record.rep, os.path.join(root, log), root, None, record.file, member=member
-            )
+            TranscriptRef(side, record.task, record.rep, path, os.path.dirname(path), None, record.file, member=member)
         )
     return refs
 

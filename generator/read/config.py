@@ -16,7 +16,8 @@ Schema (unknown keys are errors)::
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
         title: str
-        candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet
+        candidate: {experiment: DIR, treatment: str, format: FORMAT}   # format optional, default comet;
+                                    # inspect: experiment may be a list of log files (one run's shards)
         baseline:  {experiment: DIR, treatment: str, format: FORMAT}   # FORMAT: comet|inspect|harbor|swebench|auto
                                     # or records, with fields: {field: path}, preset: lm-eval|promptfoo, metric
         tasks: DIR                  # optional
@@ -41,6 +42,7 @@ Schema (unknown keys are errors)::
         ks: [int >= 1, ...]         # optional, default [1]
         alpha: float                # optional, default 0.05, in (0, 0.5]
         correction: holm            # optional: holm (default), bh or none
+        pass_threshold, scorer, errors_as_failures   # optional, as for comparisons (imported systems)
 """
 
 from __future__ import annotations
@@ -54,9 +56,19 @@ import yaml
 
 from generator.model.common import DEFAULT_KS, is_slug
 from generator.model.errors import EvalsiteError
-from generator.model.leaderboard import DEFAULT_ALPHA, SYSTEM_FORMATS, Correction, check_alpha, check_correction
+from generator.model.formats import ImportOptions
+from generator.model.leaderboard import (
+    DEFAULT_ALPHA,
+    SYSTEM_FORMATS,
+    Correction,
+    LeaderboardInputs,
+    SystemSpec,
+    check_alpha,
+    check_correction,
+)
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
+from generator.read.inspect.log import MAX_LOGS
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
 
@@ -85,6 +97,7 @@ _SIDE_OPTIONAL = {"format", "fields", "preset", "metric"}  # the last three: for
 _SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "records", "auto")
 _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
 _LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
+_LEADERBOARD_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options, as for comparisons
 _SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
 
 
@@ -95,6 +108,12 @@ class SideConfig:
     experiment_text: str  # as written in the config, for messages
     format: str = "comet"  # comet | inspect | harbor | swebench | records | auto; non-comet inputs may be files
     records: RecordsMapping | None = None  # format records: the side's fields/preset/metric
+    logs: tuple[Path, ...] = ()  # format inspect, experiment a list: every log (experiment is the first)
+
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Every input path of the side: its list of logs, else its one experiment."""
+        return self.logs or (self.experiment,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +129,21 @@ class ComparisonConfig:
     pass_threshold: float = 1.0
     scorer: str | None = None
     errors_as_failures: bool = False
+
+    def side(self, side: str) -> SideConfig:
+        return self.candidate if side == "candidate" else self.baseline
+
+    def import_options(self) -> ImportOptions:
+        """How the importers read both sides (docs/importers.md)."""
+        return ImportOptions(
+            self.pass_threshold,
+            self.scorer,
+            self.errors_as_failures,
+            candidate_records=self.candidate.records,
+            baseline_records=self.baseline.records,
+            candidate_logs=self.candidate.logs,
+            baseline_logs=self.baseline.logs,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +173,21 @@ class LeaderboardConfig:
     ks: tuple[int, ...]
     alpha: float
     correction: Correction
+    pass_threshold: float = 1.0
+    scorer: str | None = None
+    errors_as_failures: bool = False
+
+    def inputs(self) -> LeaderboardInputs:
+        """What the leaderboard pipeline ranks (docs/leaderboard.md)."""
+        return LeaderboardInputs(
+            systems=tuple(SystemSpec(s.label, s.experiment, s.treatment, s.format) for s in self.systems),
+            baseline=self.baseline,
+            tasks_dir=self.tasks,
+            ks=self.ks,
+            alpha=self.alpha,
+            correction=self.correction,
+            import_options=ImportOptions(self.pass_threshold, self.scorer, self.errors_as_failures),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,7 +209,7 @@ class SiteConfig:
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
         for c in self.comparisons:
-            paths += [c.candidate.experiment, c.baseline.experiment]
+            paths += [*c.candidate.paths, *c.baseline.paths]
             paths += [p for p in (c.tasks, c.eval_root) if p is not None]
         for ledger in self.ledgers:
             paths += [ledger.campaign, ledger.ledger]
@@ -256,7 +305,7 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
     fmt = data.get("format", "comet")
     if fmt not in _SIDE_FORMATS:
         raise _fail(f"{where}.format", f"{fmt!r} is not one of {', '.join(_SIDE_FORMATS)}")
-    experiment = _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any")
+    experiment, logs = _experiment(data["experiment"], base, f"{where}.experiment", fmt)
     mapping = {key: data[key] for key in ("fields", "preset", "metric") if key in data}
     if mapping and fmt != "records":
         raise _fail(where, f"{', '.join(mapping)}: only for format records")
@@ -265,7 +314,20 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
     except ValueError as error:
         raise EvalsiteError(f"site config: {error}") from None
     treatment = _text(data["treatment"], f"{where}.treatment")
-    return SideConfig(experiment, treatment, str(data["experiment"]), fmt, records)
+    text = data["experiment"] if not logs else ", ".join(str(item) for item in data["experiment"])
+    return SideConfig(experiment, treatment, str(text), fmt, records, logs)
+
+
+def _experiment(value: Any, base: Path, where: str, fmt: str) -> tuple[Path, tuple[Path, ...]]:
+    """A side's one input, or (format inspect) a list of log files: the first, and all of them."""
+    if not isinstance(value, list):
+        return _path(value, base, where, kind="dir" if fmt == "comet" else "any"), ()
+    if fmt != "inspect":
+        raise _fail(where, "a list of files is only for format inspect (the shards and retries of one run)")
+    if not value or len(value) > MAX_LOGS:
+        raise _fail(where, f"must list 1 to {MAX_LOGS:,} Inspect log files")
+    logs = tuple(_path(item, base, f"{where}[{i}]", kind="file") for i, item in enumerate(value))
+    return logs[0], logs
 
 
 def _threshold(value: Any, where: str) -> float:
@@ -301,9 +363,7 @@ def _comparison(value: Any, index: int, base: Path, seen: dict[str, str]) -> Com
         ),
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else DEFAULT_KS,
         rebase_artifacts=_bool(data.get("rebase_artifacts", False), f"{where} rebase_artifacts"),
-        pass_threshold=_threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
-        scorer=_text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
-        errors_as_failures=_bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
+        **_import_options(data, where),
     )
 
 
@@ -368,7 +428,17 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else (1,),
         alpha=alpha,
         correction=correction,
+        **_import_options(data, where),
     )
+
+
+def _import_options(data: dict[str, Any], where: str) -> dict[str, Any]:
+    """``pass_threshold``, ``scorer`` and ``errors_as_failures`` of a comparison or leaderboard entry."""
+    return {
+        "pass_threshold": _threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
+        "scorer": _text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
+        "errors_as_failures": _bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
+    }
 
 
 def _list(value: Any, where: str) -> list[Any]:

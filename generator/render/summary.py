@@ -120,7 +120,10 @@ def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list
             f"| {title} | {_verdict(i.verdict)} | {_signed(i.effect)} | "
             f"{_bounds(i.lower, i.upper)} | {issues} | {_trend_line(i, base_url)} |"
         )
-    return [*lines, ""]
+    status = [
+        f"- **{_name(i.title, in_table=False)}**: {_name(s, in_table=False)}" for i in items for s in i.run_status
+    ]
+    return [*lines, "", *(["**Runs that did not finish:**", "", *status, ""] if status else [])]
 
 
 def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:

@@ -200,8 +200,11 @@ def test_not_a_zip_and_missing_zstandard_are_one_line_errors(tmp_path: Path, mon
     assert len(load_inspect("candidate", FIXTURES / "baseline.json", "T", ImportOptions()).records) == 15
 
 
-def test_a_folder_with_two_logs_is_ambiguous() -> None:
-    with pytest.raises(EvalsiteError, match="4 Inspect logs"):
+def test_a_folder_with_logs_of_two_runs_is_refused() -> None:
+    # baseline and candidate are two runs (another solver): one side cannot be both (issue 29)
+    with pytest.raises(
+        EvalsiteError, match=r"^candidate Inspect logs 'baseline\.eval' and 'candidate\.eval' are not one run"
+    ):
         load_inspect("candidate", FIXTURES, "T", ImportOptions())
 
 

@@ -96,7 +96,10 @@ def test_cli_json_and_markdown(tmp_path: Path, capsys: pytest.CaptureFixture[str
         (["--correction", "bonferroni"], "invalid choice"),
         (["--alpha", "0.9"], "--alpha: alpha must be a number in (0, 0.5]"),
         (["--k", "0"], "--k:"),
-        (["--system", "broken"], "expected LABEL=DIR:TREATMENT"),
+        (["--system", "broken"], "expected LABEL=PATH[:TREATMENT]"),
+        (["--system", "z=somewhere"], "a Comet experiment needs its treatment (LABEL=DIR:TREATMENT)"),
+        (["--system-format", "zz=inspect"], "--system-format: no system is labelled 'zz'"),
+        (["--system-format", "a=excel"], "--system-format 'a=excel': expected LABEL=FORMAT"),
         (["--system", "a=x:Y"], "duplicate system label 'a'"),
     ],
 )

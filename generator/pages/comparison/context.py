@@ -112,6 +112,8 @@ class ComparisonSource:
     statistics: StatisticsSection = StatisticsSection()
     # (side, task, rep, report file) -> (URL variant, None when the run page shows the transcript, else why not)
     run_pages: Mapping[tuple[str, str, int, str], tuple[str, str | None]] = field(default_factory=dict)
+    # a side's run that did not finish (``SideLogs.status_sentence``): one notice at the top of the page
+    run_status: tuple[str, ...] = ()
 
 
 def task_difference(row: Mapping[str, Any]) -> float | None:

@@ -42,7 +42,7 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
                 (("Home", index_url()),),
                 self.source.inputs,
                 (Link("data.json", "data.json"), Link("report.md", "report.md")),
-                self.audit_notices(),
+                (*(Notice("error", s) for s in self.source.run_status), *self.audit_notices()),
             ),
             comparison_id=self.id,
             candidate=self.side_facts("candidate"),

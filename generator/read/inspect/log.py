@@ -14,7 +14,13 @@ is what Inspect reported (``model_usage``, whose ``input_tokens`` exclude cached
 ``total_time``, ``working_time``, and turns and tool calls counted from ``messages``).
 
 A log that holds only its journal (a run that crashed before writing its header) is refused with
-that reason: evalsite does not guess a run's samples from a partial journal.
+that reason: evalsite does not guess a run's samples from a partial journal.  Each log's run status
+(``success``, ``cancelled``, ``error``, ``started``) and how many samples it holds of how many it
+planned are kept in the side's :class:`~generator.model.logs.SideLogs`.
+
+A side may be several logs, the shards and retries of one run (a folder of logs, or a list in the
+options): each is read as above and they are merged by sample and epoch (:mod:`.merge`), with the
+caps (:data:`MAX_LOGS`, :data:`MAX_SAMPLES` samples together) over the whole side.
 
 Caps where sizes multiply: a header that asks for more than :data:`MAX_EPOCHS` epochs, or plans
 more than :data:`MAX_PLANNED_CASES` cases (sample ids x epochs), leaves the side's expected-case
@@ -27,6 +33,7 @@ is not a usable name is left out of the matrix, disclosed as a skipped row.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,6 +42,8 @@ from typing import Any
 from generator.model.common import Side, is_number
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
+from generator.model.logs import LogStatus, SideLogs
+from generator.model.redaction import safe_cut
 from generator.model.runs import MAX_NAME_BYTES, ExpectedMatrix, Experiment, MatrixLoad, RunRecord, SkippedReport
 from generator.read.importing import (
     canonical_hash,
@@ -45,14 +54,25 @@ from generator.read.importing import (
     included_quality,
     json_object,
     name_problem,
+    readable_name,
     reported_telemetry,
+    scrub_paths,
     unusable_value,
 )
 from generator.read.inspect.archive import Archive
 from generator.read.inspect.jsonlog import MAX_SAMPLES, Unreadable, parse_json_log
+from generator.read.inspect.merge import LogRead, check_one_run, merge_logs, sample_digest
 from generator.read.safe_io import Refusal, read_regular_file
 
-__all__ = ["MAX_EPOCHS", "MAX_LOG_BYTES", "MAX_PLANNED_CASES", "is_inspect_log", "load_inspect"]
+__all__ = [
+    "MAX_EPOCHS",
+    "MAX_LOGS",
+    "MAX_LOG_BYTES",
+    "MAX_PLANNED_CASES",
+    "is_inspect_log",
+    "load_inspect",
+    "log_files",
+]
 
 MAX_LOG_BYTES = 512 * 1024 * 1024
 # Repetitions of one sample: far beyond any pass@k, and short enough for a page path (5 digits).
@@ -61,23 +81,21 @@ MAX_EPOCHS = 10_000
 MAX_PLANNED_CASES = MAX_SAMPLES
 _LONGEST_NUMBER_ID = 10**MAX_NAME_BYTES  # a numeric id with more digits is no name
 _SUFFIXES = (".eval", ".json")
+_LISTING = "logs.json"  # the index inspect-ai writes beside a folder's logs: not a log
+# Logs of one side (shards and retries of one run); its samples together stay under MAX_SAMPLES.
+MAX_LOGS = 1_000
+_STATUS_ERROR_CHARS = 200  # a log's own error message, as its status shows it
 _WORDS = {"yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 
 
 def is_inspect_log(path: Path) -> bool:
     """A ``.eval`` file, a ``.json`` file whose first bytes look like an Inspect log, or a folder
-    (not a link) that holds exactly one of them, as a side may name it."""
+    (not a link) that holds one or more of them (one log, or the shards and retries of one run)."""
     if path.is_dir():
-        if path.is_symlink():
-            return False
-        try:
-            _log_file(path)
-        except EvalsiteError:
-            return False
-        return True
+        return not path.is_symlink() and bool(_folder_logs(path))
     if path.suffix == ".eval":
         return path.is_file()
-    if path.suffix != ".json" or not path.is_file():
+    if path.suffix != ".json" or not path.is_file() or path.name == _LISTING:
         return False
     head = read_regular_file(path, max_bytes=MAX_LOG_BYTES)
     if isinstance(head, Refusal):
@@ -86,21 +104,36 @@ def is_inspect_log(path: Path) -> bool:
     return b'"eval"' in start and (b'"version"' in start or b'"status"' in start)
 
 
-def _log_file(path: Path) -> Path:
-    if path.is_file():
-        return path
-    if not path.is_dir():
-        raise EvalsiteError(f"Inspect log {path.name!r} does not exist")
+def _folder_logs(path: Path) -> list[Path]:
+    """The Inspect logs directly in a folder (not in its subfolders, no links), by name."""
     try:
         with os.scandir(path) as entries:
-            logs = sorted(e.name for e in entries if e.name.endswith(_SUFFIXES) and e.is_file(follow_symlinks=False))
+            names = sorted(e.name for e in entries if e.name.endswith(_SUFFIXES) and e.is_file(follow_symlinks=False))
     except OSError:
-        logs = []
-    logs = [name for name in logs if is_inspect_log(path / name)]
-    if len(logs) != 1:
-        found = "no Inspect log" if not logs else f"{len(logs)} Inspect logs"
-        raise EvalsiteError(f"folder {path.name!r} holds {found}; name one .eval or .json log file")
-    return path / logs[0]
+        names = []
+    return [path / name for name in names if is_inspect_log(path / name)]
+
+
+def log_files(side: Side, path: Path, options: ImportOptions) -> list[Path]:
+    """The side's logs: its list (``options``), its one log file, or the logs of its folder."""
+    listed = options.logs_of(side)
+    if listed:
+        logs = list(listed)
+    elif path.is_file():
+        return [path]
+    elif not path.is_dir():
+        raise EvalsiteError(f"Inspect log {path.name!r} does not exist")
+    else:
+        logs = _folder_logs(path)
+        if not logs:
+            raise EvalsiteError(f"folder {path.name!r} holds no Inspect log; name .eval or .json log files")
+    if len(logs) > MAX_LOGS:
+        raise EvalsiteError(f"{side} side has {len(logs):,} Inspect logs, over the {MAX_LOGS:,}-log limit")
+    for log in logs:
+        shown = readable_name(log.name)
+        if shown is not None:  # a name no page can be written with
+            raise EvalsiteError(f"{side} Inspect log {shown!r}: its file name is not valid UTF-8; rename it")
+    return logs
 
 
 def _strip_ids(value: Any) -> Any:
@@ -338,10 +371,11 @@ def _eval_samples(archive: Archive) -> tuple[dict[str, Any], list[tuple[str, Any
     return header, samples
 
 
-def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions) -> Experiment:
-    """Read one Inspect log (a ``.eval`` or ``.json`` file, or a folder holding exactly one)."""
-    log = _log_file(path)
-    label = log.name
+def _samples_of(
+    side: Side, log: Path, label: str, *, merging: bool
+) -> tuple[dict[str, Any], list[tuple[str, Any]], list[SkippedReport], str]:
+    """A log's header, its samples (each ``(file, sample or why not)``), its skipped members, and (when
+    ``merging`` several logs) the SHA-256 of its bytes."""
     data = read_regular_file(log, max_bytes=MAX_LOG_BYTES)
     if isinstance(data, Refusal):
         raise EvalsiteError(f"{side} Inspect log {label!r} cannot be read: it {data.reason}")
@@ -358,10 +392,32 @@ def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions)
         samples = [(f"{label}#samples[{i}]", s.reason if isinstance(s, Unreadable) else s) for i, s in enumerate(raw)]
     if not isinstance(header.get("eval"), dict):
         raise EvalsiteError(f"{side} file {label!r} is not an Inspect log (no eval header)")
+    return header, samples, skipped, hashlib.sha256(data).hexdigest() if merging else ""
+
+
+def _status(header: Mapping[str, Any], label: str, held: int, matrix: MatrixLoad, path: Path) -> LogStatus:
+    """The run's status as the log records it, and how many samples it holds of how many planned."""
+    status = header.get("status")
+    error = header.get("error")
+    message = error.get("message") if isinstance(error, dict) else None
+    text = " ".join(scrub_paths(message).split()) if isinstance(message, str) and message.strip() else None
+    if text is not None and len(text) > _STATUS_ERROR_CHARS:
+        text = text[: safe_cut(text, _STATUS_ERROR_CHARS)] + "…"
+    planned = len(matrix.matrix.cases) if matrix.matrix is not None else None
+    shown = status if isinstance(status, str) and status and unusable_value(status) is None else "unknown"
+    return LogStatus(label, shown[:40], held, planned, text, path)
+
+
+def read_log(side: Side, log: Path, treatment: str, options: ImportOptions, *, merging: bool) -> LogRead:
+    """One log's runs, skipped rows, expected cases and status (and, ``merging``, each sample's digest)."""
+    label = log.name
+    header, samples, skipped, digest = _samples_of(side, log, label, merging=merging)
     reader = _Reader(side, label, header, options)
     matrix, left_out = reader.matrix(treatment)
     skipped += left_out
     records: list[RunRecord] = []
+    contents: list[str] = []
+    errored: list[bool] = []
     for file, sample in samples:
         if isinstance(sample, str) or not isinstance(sample, dict):
             skipped.append(
@@ -371,14 +427,54 @@ def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions)
         made = reader.record(sample, file)
         if isinstance(made, SkippedReport):
             skipped.append(made)
-        else:
-            records.append(made)
+            continue
+        records.append(made)
+        if merging:
+            contents.append(sample_digest(sample))
+            errored.append(bool(sample.get("error")))
+    status = _status(header, label, len(samples), matrix, log.resolve())
+    return LogRead(
+        label, digest, header, tuple(records), tuple(contents), tuple(errored), tuple(skipped), matrix, status
+    )
+
+
+def load_inspect(side: Side, path: Path, treatment: str, options: ImportOptions) -> Experiment:
+    """Read one Inspect log (a ``.eval`` or ``.json`` file), or several (a folder of logs, or a list
+    in ``options``: the shards and retries of one run, merged by sample and epoch)."""
+    files = log_files(side, path, options)
+    merging = len(files) > 1
+    reads: list[LogRead] = []
+    held = 0
+    for file in files:
+        read = read_log(side, file, treatment, options, merging=merging)
+        held += read.status.samples
+        if held > MAX_SAMPLES:
+            raise EvalsiteError(f"{side} Inspect logs hold more than {MAX_SAMPLES:,} samples together")
+        reads.append(read)
+    first = reads[0]
+    if not merging:
+        return Experiment(
+            side=side,
+            treatment=treatment,
+            root=files[0].resolve().parent,
+            label=first.name,
+            records=first.records,
+            skipped=first.skipped,
+            matrix=first.matrix,
+            logs=SideLogs((first.status,)),
+        )
+    reads.sort(key=lambda read: (read.name, read.digest))
+    check_one_run(side, reads)
+    merged = merge_logs(side, reads)
+    listed = bool(options.logs_of(side))
+    label = f"{reads[0].name} + {len(reads) - 1} more log(s)" if listed else path.name
     return Experiment(
         side=side,
         treatment=treatment,
-        root=log.resolve().parent,
+        root=files[0].resolve().parent if listed else path.resolve(),
         label=label,
-        records=tuple(records),
-        skipped=tuple(skipped),
-        matrix=matrix,
+        records=merged.records,
+        skipped=merged.skipped,
+        matrix=merged.matrix,
+        logs=merged.logs,
     )

@@ -38,8 +38,11 @@ def _side_summary(experiment: Experiment, fmt: str) -> dict[str, Any]:
     # An imported side says its format and what that format cannot record; a Comet side's
     # summary is unchanged (no "format" key means "comet"), so Comet documents keep their bytes.
     imported = {"format": fmt, "format_notes": list(FORMAT_NOTES.get(fmt, ()))} if fmt != "comet" else {}
+    # Several logs, or one that did not finish: each log's status and how the logs merged.
+    logs = {"logs": experiment.logs.to_json()} if experiment.logs is not None and experiment.logs.notable else {}
     return {
         **imported,
+        **logs,
         "treatment": experiment.treatment,
         "experiment": experiment.label,
         "runs": len(experiment.records),

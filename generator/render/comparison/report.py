@@ -26,6 +26,7 @@ from typing import Any
 
 from generator.model.common import SIDES, short_hash
 from generator.model.comparison import ComparisonResult
+from generator.model.logs import status_sentences
 from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
 from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
@@ -109,6 +110,7 @@ def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -
         f"- Baseline: {code(base['treatment'])} from {code(base['experiment'])}",
         f"- Requested k: {', '.join(str(k) for k in ks)}",
         "",
+        *_status_lines(result),
         "## Rules applied",
         "",
         *(wording.rules_lines(doc) if wording.imported(doc) else wording.COMET_RULES),
@@ -140,6 +142,12 @@ def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -
         *_disclosures_section(doc),
     ]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _status_lines(result: ComparisonResult) -> list[str]:
+    """A run that did not finish (a cancelled or errored Inspect log), said before anything else."""
+    sentences = status_sentences({side: result.experiments[side].logs for side in SIDES})
+    return [line for sentence in sentences for line in (f"> **Run status:** {untrusted(sentence)}", "")]
 
 
 def _label(doc: Doc) -> str:
