@@ -6,7 +6,7 @@ An entry is one JSON object on one line of an append-only JSONL file (``docs/his
      "kind": "comparison"|"leaderboard", "subject": "<config id>", "title": str,
      "revision": str|null, "time": int|null, "inputs": {"<role>": "sha256:..."},
      "inputs_digest": "sha256:...", "verdict": str|null, "issues": int,
-     "tiers": [[label]]|null,
+     "tiers": [[label]]|null, "worse": [label] (leaderboards since issue 25; optional),
      "sides": [{"label": str, "tasks": [{"task": str, "passes": int, "runs": int, "excluded": int}]}]}
 
 ``id`` is ``hist1:`` + SHA-256 of the canonical JSON of the entry without ``id`` (``previous``
@@ -153,6 +153,7 @@ class HistoryEntry:
     sides: tuple[SideCounts, ...]
     line: int  # 1-based line in the history file
     mac: str | None = None  # hmac-sha256:... when the entry was written with a key
+    worse: tuple[str, ...] | None = None  # a leaderboard's systems worse than its baseline; None: not recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,6 +198,16 @@ class StepDifference:
 
 
 @dataclass(frozen=True, slots=True)
+class TierMove:
+    """A leaderboard system whose tier changed since the previous build (None: in no tier)."""
+
+    label: str
+    before: int | None
+    now: int | None
+    evidence_changed: bool  # its own per-task counts changed; False: it moved because others did
+
+
+@dataclass(frozen=True, slots=True)
 class BuildTrend:
     number: int  # 1-based build number within this subject's history
     entry_id: str
@@ -206,6 +217,7 @@ class BuildTrend:
     issues: int
     sides: tuple[SidePoint, ...]
     steps: tuple[StepDifference, ...]  # empty for the first build
+    tier_moves: tuple[TierMove, ...] = ()  # a leaderboard's systems that changed tier since the previous build
 
     @property
     def regressions(self) -> tuple[StepDifference, ...]:

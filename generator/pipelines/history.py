@@ -165,7 +165,10 @@ def leaderboard_body(
         sides.append({"label": system["label"], "tasks": tasks})
         issues += sum(int(n) for n in system["issue_counts"].values())
     tiers = [list(tier) for tier in document["tiers"]]
-    return _body("leaderboard", subject, title, inputs, verdict=None, issues=issues, tiers=tiers, sides=sides)
+    worse = sorted(str(row["label"]) for row in document["against_baseline"] if row["outcome"] == WORSE)
+    return _body(
+        "leaderboard", subject, title, inputs, verdict=None, issues=issues, tiers=tiers, sides=sides, worse=worse
+    )
 
 
 def record_build(
@@ -384,14 +387,16 @@ def run_history(
 
 
 def _newly_worse(record: Record, entries: Sequence[HistoryEntry]) -> tuple[tuple[str, str], ...]:
-    """The systems of a leaderboard worse than its baseline whose standing may have changed since the
-    previous recorded build: a system, or the baseline, whose per-task counts differ between the last
-    two entries of this leaderboard (or that is new).  A standing difference on unchanged evidence
-    does not fire ``verdict-worse`` again (issue 25); the first recorded build has nothing new.  (With
-    no history configured there is no previous build to compare with: every worse system counts.)"""
+    """The systems of a leaderboard worse than its baseline that were not worse in the previous recorded
+    build (its entry lists them, ``worse``): a standing difference does not fire ``verdict-worse`` again,
+    even when every system was re-run (issue 25). For an entry written before that field: a system, or
+    the baseline, whose per-task counts differ between the last two entries (or that is new). The first
+    recorded build has nothing new; with no history configured every worse system counts."""
     own = [e for e in entries if e.kind == "leaderboard" and e.subject == record.subject]
     if len(own) < 2:
         return ()
+    if own[-2].worse is not None:  # recorded: only a system that was not worse before fires (issue 25)
+        return tuple((label, sentence) for label, sentence in record.worse if label not in own[-2].worse)
     before, now = ({side.label: side.tasks for side in entry.sides} for entry in own[-2:])
 
     def moved(label: str | None) -> bool:

@@ -141,6 +141,7 @@ def _entry(value: Mapping[str, Any], line: int) -> HistoryEntry:
         sides=_sides(value["sides"]),
         line=line,
         mac=value.get("mac"),
+        worse=None if value.get("worse") is None else tuple(_text(x) for x in value["worse"]),
     )
 
 

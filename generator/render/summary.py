@@ -135,6 +135,12 @@ def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> lis
             continue
         tiers = " › ".join(f"tier {n}: " + ", ".join(_name(x) for x in tier) for n, tier in enumerate(i.tiers or (), 1))
         issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
+        moved = [m for m in (i.trend.latest.tier_moves if i.trend and i.trend.latest else ()) if not m.evidence_changed]
+        if moved:  # a system whose results did not change moved because others did: say so (issue 25)
+            tiers += "; moved with unchanged results: " + ", ".join(
+                f"{_name(m.label)} tier {m.before or 'none'} → {m.now or 'none'}" for m in moved
+            )
+            tiers += " (tiers are relative to each tier's leader and corrected over all pairs)"
         lines.append(f"| {title} | {tiers or '—'} | {issues} | {_trend_line(i, base_url)} |")
     return [*lines, ""]
 

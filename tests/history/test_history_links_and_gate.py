@@ -4,6 +4,7 @@ pages, and ``--fail-on verdict-worse`` covers leaderboards (a system worse than 
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -146,3 +147,41 @@ def test_verdict_worse_fires_when_a_system_got_worse_not_for_a_standing_differen
     assert code == 1 and "system 'weak' is worse than the baseline after correction" in err
     code, err = build(weak=True, good_passes=False)  # weak and the baseline unchanged: a standing difference
     assert code == 0 and "fail:" not in err, err
+
+
+def test_a_rerun_leaderboard_whose_systems_did_not_change_passes_every_gate(tmp_path: Path) -> None:
+    """Issue 25: on a real leaderboard every pull request failed `verdict-worse`, for standing
+    differences. Here every system is re-run between two builds (new draws, the same true rates), one of
+    them far below the baseline all along: the summary and the gate say nothing changed (exit 0)."""
+    import random
+
+    from lbkit import draw
+
+    tasks = [f"t{i:02d}" for i in range(24)]
+    base_rng = random.Random(25)
+    rates = {t: base_rng.uniform(0.2, 0.9) for t in tasks}
+    shifts = {"base": 0.0, "weak": -0.6, **{f"sys-{k}": 0.0 for k in range(6)}}
+    lines = "".join(f"      - {{label: {s}, experiment: {s}, treatment: T{n}}}\n" for n, s in enumerate(shifts))
+    config = tmp_path / "site.yaml"
+    config.write_text(
+        "title: t\nhistory: history.jsonl\nleaderboards:\n  - id: lb\n    title: Board\n    baseline: base\n"
+        "    systems:\n" + lines,
+        encoding="utf-8",
+    )
+    summary = tmp_path / "summary.md"
+    for seed in (1, 2):
+        rng = random.Random(seed)
+        for n, (label, shift) in enumerate(shifts.items()):
+            shutil.rmtree(tmp_path / label, ignore_errors=True)
+            write_system(
+                tmp_path / label, f"T{n}", draw(rng, {t: min(1, max(0, r + shift)) for t, r in rates.items()}, 3)
+            )
+        code, _, err = cli(
+            "build", "--config", str(config), "--out", str(tmp_path / "out"), "--summary", str(summary),
+            "--fail-on", "regression", "--fail-on", "verdict-worse",
+        )  # fmt: skip
+        assert code == 0 and "fail:" not in err, err
+    history = [json.loads(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
+    assert len(history) == 2 and history[0]["worse"] == history[1]["worse"] == ["weak"]  # standing, recorded
+    assert history[0]["sides"] != history[1]["sides"]  # every system was re-run
+    assert "CI gate failed" not in summary.read_text()

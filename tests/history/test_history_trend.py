@@ -110,3 +110,26 @@ def test_verdict_worse_gate() -> None:
     ]
     assert gate_reasons(["regression"], [trend], {}) == []
     assert gate_reasons(["issues"], [], {"comparison 'a'": 2}) == ["comparison 'a': 2 alignment issue(s)"]
+
+
+def board(tiers: tuple[tuple[str, ...], ...], passes: dict[str, list[int]], number: int) -> HistoryEntry:
+    sides = tuple(
+        SideCounts(label, tuple(TaskCounts(f"t{i}", p, 3, 0) for i, p in enumerate(ps))) for label, ps in passes.items()
+    )
+    return HistoryEntry(
+        f"hist1:{number}", None, "leaderboard", "b", "B", None, None, "d", None, 0, tiers, sides, number
+    )
+
+
+def test_a_tier_move_with_unchanged_results_is_explained() -> None:
+    """Issue 25: tiers churned for systems whose results did not change, and nothing said why."""
+    first = board((("x", "y"), ("z",)), {"x": [3, 3], "y": [2, 2], "z": [0, 0]}, 0)
+    second = board((("x",), ("y", "z")), {"x": [3, 3], "y": [2, 2], "z": [3, 3]}, 1)  # only z changed
+    moves = subject_trend([first, second]).builds[1].tier_moves
+    assert [(m.label, m.before, m.now, m.evidence_changed) for m in moves] == [("y", 1, 2, False), ("z", 2, 2, True)][
+        :1
+    ]
+    from generator.pages.trends.page import tier_moves
+
+    assert tier_moves(moves) == "tiers: y 1 → 2 (its results unchanged: tiers are relative to the others)"
+    assert subject_trend([first]).builds[0].tier_moves == ()

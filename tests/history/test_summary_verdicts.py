@@ -40,3 +40,19 @@ def test_unchanged_systems_are_counted_not_listed() -> None:
     )  # fmt: skip
     text = render_summary([item], None)
     assert "12 unchanged" in text and "system-0" not in text and "**regression**" in text
+
+
+def test_a_tier_move_with_unchanged_results_says_why() -> None:
+    from generator.model.history import BuildTrend, TierMove, Trend
+
+    first = BuildTrend(1, "hist1:a", None, None, None, 0, (), ())
+    moved = (TierMove("system-y", 1, 2, False), TierMove("system-z", 2, 1, True))
+    second = BuildTrend(2, "hist1:b", None, None, None, 0, (), (), moved)
+    trend = Trend("leaderboard", "lb", "Board", (first, second), ())
+    item = SummaryItem(
+        "leaderboard", "lb", "Board", "leaderboards/lb/index.html#tiers", "x", None, None, None, None,
+        (("system-z",), ("system-y",)), 0, trend, "trends/leaderboards/lb/index.html",
+    )  # fmt: skip
+    text = render_summary([item], None)
+    assert "moved with unchanged results: `system-y` tier 1 → 2" in text
+    assert "`system-z` tier 2" not in text  # its own results changed: the move is its own

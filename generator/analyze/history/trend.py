@@ -35,6 +35,7 @@ from generator.model.history import (
     StepDifference,
     StepStatus,
     TaskStrip,
+    TierMove,
     Trend,
 )
 
@@ -119,6 +120,26 @@ def _strips(entries: Sequence[HistoryEntry]) -> tuple[TaskStrip, ...]:
     return tuple(strips)
 
 
+def _tier_moves(now: HistoryEntry, before: HistoryEntry) -> tuple[TierMove, ...]:
+    """Systems whose tier differs between two builds, each with whether its own evidence changed.
+
+    Tiers are relative (each system is tested against its tier's leader, corrected over all pairs),
+    so a system can move when only the others changed: the pages say so rather than let it look
+    like a change of that system.
+    """
+    if now.tiers is None or before.tiers is None:
+        return ()
+    tier_now = {label: n for n, tier in enumerate(now.tiers, 1) for label in tier}
+    tier_before = {label: n for n, tier in enumerate(before.tiers, 1) for label in tier}
+    sides_now = {s.label: s.tasks for s in now.sides}
+    sides_before = {s.label: s.tasks for s in before.sides}
+    return tuple(
+        TierMove(label, tier_before.get(label), tier_now.get(label), sides_now.get(label) != sides_before.get(label))
+        for label in sorted(set(tier_now) | set(tier_before))
+        if tier_now.get(label) != tier_before.get(label) and label in sides_now and label in sides_before
+    )
+
+
 def subject_trend(entries: Sequence[HistoryEntry]) -> Trend:
     """The trend of one subject; *entries* are its history entries, oldest first (at least one)."""
     labels = sorted({side.label for entry in entries for side in entry.sides})
@@ -140,6 +161,7 @@ def subject_trend(entries: Sequence[HistoryEntry]) -> Trend:
                 entry.issues,
                 tuple(_point(side) for side in entry.sides),
                 steps,
+                _tier_moves(entry, entries[number - 2]) if number > 1 else (),
             )
         )
     last = entries[-1]

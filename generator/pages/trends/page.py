@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
-from generator.model.history import StepDifference, Trend
+from generator.model.history import StepDifference, TierMove, Trend
 from generator.pages.format import interval, p_value, pp
 from generator.pages.models import Link, PageBundle, PageMeta, SiteInfo
 from generator.pages.urls import name_slug, rel
@@ -110,6 +110,18 @@ def _step(step: StepDifference | None) -> str:
     )
 
 
+def tier_moves(moves: Sequence[TierMove]) -> str:
+    """ "tiers: b 1 → 2 (its results unchanged: tiers are relative to the others)"; empty for none."""
+    if not moves:
+        return ""
+    parts = [
+        f"{m.label} {m.before or 'none'} → {m.now or 'none'}"
+        + ("" if m.evidence_changed else " (its results unchanged: tiers are relative to the others)")
+        for m in moves
+    ]
+    return "tiers: " + "; ".join(parts)
+
+
 def _gate_sentence(trend: Trend, sides: int) -> str:
     share = f" ({trend.side_alpha:.3g} for each of the {sides} sides)" if sides > 1 else ""
     return (
@@ -131,7 +143,7 @@ def build_trend_page(trend: Trend, site: SiteInfo) -> TrendPage:
                 build_anchor(build.number),
                 str(build.number),
                 (build.revision or "unknown")[:12],
-                build.verdict or "—",
+                build.verdict or tier_moves(build.tier_moves) or "—",
                 str(build.issues),
                 tuple(
                     f"{_number(points[label].estimate)} {interval(points[label].lower, points[label].upper, 3)}"
