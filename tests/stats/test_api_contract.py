@@ -198,3 +198,19 @@ def test_history_flags_a_planted_drop_and_not_a_constant_series() -> None:
     assert stats.history([]) == ()
     with pytest.raises(ValueError):
         stats.history({"a": [1.0]})  # type: ignore[arg-type]
+
+
+def test_history_moves_its_reference_on_an_improvement_never_on_a_regression() -> None:
+    rng = random.Random(8)
+    tasks = [f"t{i}" for i in range(80)]
+    rates = {t: rng.uniform(0.2, 0.5) for t in tasks}
+
+    def build(shift: float) -> dict[str, list[float]]:
+        return {t: [1.0 if rng.random() < min(1.0, rates[t] + shift) else 0.0 for _ in range(5)] for t in tasks}
+
+    steps = stats.history([build(0.0), build(0.45), build(0.45), build(0.0), build(0.0)])
+    assert [s.flag for s in steps] == [None, "improvement", None, "regression", "regression"]
+    assert [s.reference for s in steps] == [0, 0, 1, 1, 1]  # a rerun of a regressed build stays flagged
+    assert steps[2].alpha_spent == pytest.approx(level(1, 0.05)) and steps[4].alpha_spent == pytest.approx(
+        level(3, 0.05)
+    )
