@@ -74,7 +74,9 @@ from generator.pipelines.transcripts import run_page_states, transcript_refs, wr
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
 from generator.read.safe_io import recording_digests
+from generator.read.theme import read_theme
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
+from generator.render.theme import themed_templates
 from generator.write.site import JsonText, SiteWriter, plotly_js, staged_site
 
 __all__ = [
@@ -475,11 +477,11 @@ def build_site(
     if core is None:
         core = DefaultCore()
         core.transcripts = config.transcripts
-    templates = templates_dir or default_templates_dir()
+    theme = read_theme(config.theme_dir) if config.theme_dir is not None else None  # read before anything is written
     site = _site_info(config)
     report = BuildReport(out)
 
-    with _Progress(progress) as bar:
+    with _Progress(progress) as bar, themed_templates(templates_dir or default_templates_dir(), theme) as templates:
         tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
         bundles, (headlines_c, headlines_l, headlines_b) = _gather(config, core, site, report, tick)
         if config.strict and report.warnings:

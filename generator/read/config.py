@@ -13,6 +13,7 @@ Schema (unknown keys are errors)::
     strict: bool                    # optional, default false: an entry with bad data fails the build
     redact: bool | {patterns: [{kind: str, regex: str}]}   # optional, default on (docs/transcripts.md)
     transcripts: bool               # optional, default true: run and pair pages
+    theme_dir: DIR                  # optional: your templates and assets first (docs/site.md, "Themes")
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
         title: str
@@ -89,6 +90,7 @@ MAX_CONFIG_BYTES = 1_000_000
 
 _TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
 _TOP_KEYS |= {"history", "base_url"}  # build history and absolute summary links (docs/history.md)
+_TOP_KEYS |= {"theme_dir"}  # the user's templates and assets first on the loader path
 _TOP_KEYS |= {"redact", "transcripts"}  # secret redaction and run pages (docs/transcripts.md)
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
 _COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
@@ -205,6 +207,7 @@ class SiteConfig:
     base_url: str | None = None  # where the site is published: absolute links in the build summary
     redactor: Redactor = Redactor()  # secret redaction of every published byte (``redact:``)
     transcripts: bool = True  # run and pair pages from raw stdout transcripts (``transcripts:``)
+    theme_dir: Path | None = None  # templates and assets laid over evalsite's (``theme_dir:``)
 
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
@@ -217,6 +220,7 @@ class SiteConfig:
             paths += [system.experiment for system in board.systems]
             paths += [board.tasks] if board.tasks is not None else []
         paths += [self.history] if self.history is not None else []
+        paths += [self.theme_dir] if self.theme_dir is not None else []
         return tuple(paths)
 
 
@@ -538,6 +542,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         base_url=_base_url(top.get("base_url")),
         redactor=_redactor(top.get("redact")),
         transcripts=_bool(top.get("transcripts", True), "transcripts"),
+        theme_dir=None if top.get("theme_dir") is None else _path(top["theme_dir"], base, "theme_dir", kind="dir"),
     )
 
 
