@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from generator.analyze.ledger.campaign import parse_campaign
 from generator.analyze.ledger.receipt import check_receipt
 from generator.model.errors import EvalsiteError
-from generator.model.ledger import Campaign, LedgerEntry, canonical_text
+from generator.model.ledger import UNREADABLE, Campaign, LedgerEntry, canonical_text
 from generator.pipelines.console import emit
 from generator.read.ledger.files import gc_paused, size_text
 from generator.read.ledger.reader import (
@@ -279,10 +279,6 @@ def parse_campaign_bytes(data: bytes) -> Campaign:
     return parse_campaign(parse_json_document(data, "campaign"))
 
 
-#: Problems the reader finds in a line before any receipt rule runs.
-_LINE_PROBLEMS = frozenset({"not_utf8", "not_json", "torn_tail", "too_long"})
-
-
 def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[LedgerResult | None, list[str]]:
     """The site's path: the result, or ``None`` and every problem (one line each) that prevents it.
 
@@ -295,7 +291,7 @@ def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[Le
     from generator.analyze.ledger.checks import described
 
     ledger, keep = _checked(campaign, ledger_source, lock="none", extended=True)
-    problems = described(problem for problem in ledger.problems if problem.kind in _LINE_PROBLEMS)
+    problems = described(problem for problem in ledger.problems if problem.kind in UNREADABLE)
     if ledger.torn_tail is not None:
         problems.append(ledger.torn_tail.describe())
     if not problems and ledger.problems:
