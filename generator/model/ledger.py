@@ -53,6 +53,7 @@ __all__ = [
     "RECEIPT_FIELDS_V2",
     "THRESHOLD_FIELDS",
     "TOKEN_FIELDS",
+    "UNREADABLE",
     "address",
     "canonical_bytes",
     "canonical_text",
@@ -273,6 +274,10 @@ class LedgerEntry:
 
     line: int
     value: Any
+
+
+#: The problems the reader finds in a line before any receipt rule runs (an unreadable line).
+UNREADABLE: Final = frozenset({"not_utf8", "not_json", "torn_tail", "too_long"})
 
 
 @dataclass(frozen=True)

@@ -383,7 +383,7 @@ def _ledger_bundles(
         data = core.ledger(entry)
         statistics = data.statistics
         if statistics.empty and data.result.extended:
-            statistics = ledger_statistics(data.result.extended)
+            statistics = ledger_statistics(data.result)
         source = LedgerSource(entry.id, entry.title, data.result, data.inputs, data.notices, statistics)
         bundles = build_ledger_pages(source, site)
         return ledger_headline(entry.id, entry.title, data.result), bundles

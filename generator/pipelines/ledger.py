@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from generator.analyze.ledger.campaign import parse_campaign
 from generator.analyze.ledger.receipt import check_receipt
 from generator.model.errors import EvalsiteError
-from generator.model.ledger import Campaign, LedgerDataError, LedgerEntry, canonical_text
+from generator.model.ledger import UNREADABLE, Campaign, LedgerEntry, canonical_text
 from generator.pipelines.console import emit
 from generator.read.ledger.files import gc_paused, size_text
 from generator.read.ledger.reader import (
@@ -29,10 +29,10 @@ from generator.read.ledger.reader import (
     LedgerRead,
     load_json_document,
     parse_json_document,
-    parse_ledger_bytes,
     read_input_bytes,
     read_ledger_bytes,
     read_ledger_file,
+    stream_ledger_bytes,
     stream_ledger_file,
 )
 from generator.write.ledger import append as ledger_append
@@ -108,10 +108,12 @@ class _VerifyKeep:
         return kept
 
 
-def check_ledger_stream(path: PathLike, campaign: Campaign, *, lock: str = "existing", keep: Any = None) -> LedgerRead:
+def check_ledger_stream(
+    path: PathLike | bytes, campaign: Campaign, *, lock: str = "existing", keep: Any = None
+) -> LedgerRead:
     """:func:`read_ledger`, streaming: every line is checked as it is read and only ``keep(receipt)``
     of each valid receipt is held (``check.valid``; ``entries`` share those entries, and hold
-    ``None`` for the lines that were refused).
+    ``None`` for the lines that were refused).  ``path`` may be the ledger's bytes, already read.
 
     Problems, torn tail, counts and the ``ledger1:`` digest are those of :func:`read_ledger`.
     """
@@ -127,19 +129,21 @@ def check_ledger_stream(path: PathLike, campaign: Campaign, *, lock: str = "exis
         nonlocal checker
         checker = LedgerChecker(campaign, keep)
 
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        size = 0
-    chunks = -(-size // (1 << 20))
-    tick = stage("checking ledger (MiB)", chunks) if chunks > 1 else None
-
     def raw(line: int, content: bytes) -> LedgerEntry | None:
         return checker.add_raw(line, content)
 
-    ledger = stream_ledger_file(
-        path, consume, lock=lock, reset=reset, tick=(lambda _n: tick()) if tick is not None else None, raw=raw
-    )
+    if isinstance(path, bytes):
+        ledger = stream_ledger_bytes(path, consume, raw=raw)
+    else:
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            size = 0
+        chunks = -(-size // (1 << 20))
+        tick = stage("checking ledger (MiB)", chunks) if chunks > 1 else None
+        ledger = stream_ledger_file(
+            path, consume, lock=lock, reset=reset, tick=(lambda _n: tick()) if tick is not None else None, raw=raw
+        )
     check = checker.result()
     problems = tuple(sorted([*ledger.problems, *check.problems], key=lambda item: item.line))
     return dataclasses.replace(ledger, problems=problems, check=check)
@@ -180,52 +184,75 @@ def summarize_ledger(
     leaves out the page facts (and the power analysis they import), as the CLI does.
     ``parallel=True`` (the CLI) imports scipy in a helper process while the ledger is read (the
     helper then computes the exact bounds: :func:`_bounds_helper`) and computes the baseline arm's
-    metrics in a forked child meanwhile; the result is the same.
+    metrics in a forked child meanwhile; the result is the same.  The site takes the same route
+    (:func:`site_result`): :func:`_checked`, :func:`_summary`, :func:`_result`.
     """
-    # numpy/scipy load only when a bound is computed (scipy.stats only for the extended summary
-    # and the facts): append and verify stay cheap, and the counting never waits for them
     from generator.analyze.ledger.checks import require_sound
-    from generator.analyze.ledger.slim import Slimmer, SummaryRows
-    from generator.analyze.ledger.summary import build_summary, summary_of_rows
 
     helper = _bounds_helper() if parallel else None
     try:
         campaign = load_campaign(campaign_path)
-        # Without the extended analyses only the summary's rows of the receipts are kept.
-        keep = Slimmer(campaign) if extended else SummaryRows(campaign)
-        ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=keep)
+        ledger, keep = _checked(campaign, ledger_path, lock=lock, extended=extended)
         require_sound(ledger.problems)
-        assert ledger.check is not None
-        if ledger.check.ledger_digest is None and not extended:  # a receipt canonical JSON cannot encode
-            keep = Slimmer(campaign)
-            ledger = check_ledger_stream(ledger_path, campaign, lock=lock, keep=keep)
-            require_sound(ledger.problems)
-            assert ledger.check is not None
-        check = ledger.check
-        assert check is not None
-        kept = [entry.value for entry in check.valid]  # every entry, when sound
-        digest = check.ledger_digest
-        from generator.pipelines.forked import in_child
-
-        aside = in_child if parallel else None
-        bounds = helper.compute if helper is not None else None
-        with gc_paused():
-            if isinstance(keep, SummaryRows):
-                assert digest is not None
-                summary = summary_of_rows(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
-            else:
-                summary = build_summary(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+        summary = _summary(campaign, ledger, keep, parallel=parallel, helper=helper)
     finally:
         if helper is not None:
             helper.close()
+    return _result(campaign, ledger, summary, extended=extended, facts=facts)
+
+
+def _checked(campaign: Campaign, source: PathLike | bytes, *, lock: str, extended: bool) -> tuple[LedgerRead, Any]:
+    """The ledger checked while it streams, and what it kept of each valid receipt (``keep``).
+
+    Without the extended analyses only the summary's rows of the receipts are kept, unless a
+    receipt has no ``ledger1:`` digest (canonical JSON cannot encode it): then the slim receipts.
+    """
+    from generator.analyze.ledger.slim import Slimmer, SummaryRows
+
+    keep: Slimmer | SummaryRows = Slimmer(campaign) if extended else SummaryRows(campaign)
+    ledger = check_ledger_stream(source, campaign, lock=lock, keep=keep)
+    assert ledger.check is not None
+    if ledger.check.ledger_digest is None and not extended and not ledger.problems:
+        keep = Slimmer(campaign)
+        ledger = check_ledger_stream(source, campaign, lock=lock, keep=keep)
+    return ledger, keep
+
+
+def _summary(
+    campaign: Campaign, ledger: LedgerRead, keep: Any, *, parallel: bool = False, helper: Any = None
+) -> dict[str, Any]:
+    """The reference summary of a checked, sound ledger (from the rows or slim receipts it kept)."""
+    from generator.analyze.ledger.slim import SummaryRows
+    from generator.analyze.ledger.summary import build_summary, summary_of_rows
+
+    check = ledger.check
+    assert check is not None
+    kept = [entry.value for entry in check.valid]  # every entry, when sound
+    digest = check.ledger_digest
+    from generator.pipelines.forked import in_child
+
+    aside = in_child if parallel else None
+    bounds = helper.compute if helper is not None else None
+    with gc_paused():
+        if isinstance(keep, SummaryRows):
+            assert digest is not None
+            return summary_of_rows(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+        return build_summary(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+
+
+def _result(
+    campaign: Campaign, ledger: LedgerRead, summary: dict[str, Any], *, extended: bool, facts: bool
+) -> LedgerResult:
+    """The one result: the summary, the extended analyses (from the slim receipts) and the page facts."""
+    from generator.model.ledger_result import LedgerResult
+
     extra = None
     if extended:
         from generator.analyze.ledger.extended import extended_summary
 
-        extra = extended_summary(campaign, kept, summary)
+        assert ledger.check is not None
+        extra = extended_summary(campaign, [entry.value for entry in ledger.check.valid], summary)
     if not facts:
-        from generator.model.ledger_result import LedgerResult
-
         return LedgerResult(summary, extra)
     from generator.analyze.ledger.result import ledger_result
 
@@ -255,34 +282,24 @@ def parse_campaign_bytes(data: bytes) -> Campaign:
 def site_result(campaign: Campaign, ledger_source: PathLike | bytes) -> tuple[LedgerResult | None, list[str]]:
     """The site's path: the result, or ``None`` and every problem (one line each) that prevents it.
 
-    ``ledger_source`` is the ledger's bytes (see :func:`site_inputs`) or its path (parsed without
-    locking).  ``summarize`` validates every receipt itself, so the (costly) receipt checks run
-    once on the good path and again only to list every problem of a bad ledger.
+    ``ledger_source`` is the ledger's bytes (see :func:`site_inputs`) or its path (read without
+    locking).  The same route as :func:`summarize_ledger` (checked while streamed, the summary of
+    the slim receipts, the extended analyses, the facts); only a bad ledger differs: instead of its
+    first problem, every one is listed -- the unreadable lines (and a missing last newline) when
+    there are any, else every receipt problem.
     """
-    # numpy/scipy load only when a summary is computed: append and verify stay cheap
-    from generator.analyze.ledger.checks import check_entries, described
-    from generator.analyze.ledger.extended import extended_summary
-    from generator.analyze.ledger.result import ledger_result
-    from generator.analyze.ledger.summary import summarize
+    from generator.analyze.ledger.checks import described
 
-    if isinstance(ledger_source, bytes):
-        entries, line_problems, torn, count = parse_ledger_bytes(ledger_source)
-        ledger = LedgerRead(True, len(ledger_source), tuple(entries), tuple(line_problems), torn, count)
-    else:
-        ledger = read_ledger_file(ledger_source, lock="none")
-    problems = described(ledger.problems)
+    ledger, keep = _checked(campaign, ledger_source, lock="none", extended=True)
+    problems = described(problem for problem in ledger.problems if problem.kind in UNREADABLE)
     if ledger.torn_tail is not None:
         problems.append(ledger.torn_tail.describe())
+    if not problems and ledger.problems:
+        problems = described(ledger.problems)
     if problems:
         return None, problems
-    try:
-        summary = summarize(campaign, ledger.receipts)
-    except LedgerDataError:
-        problems = described(check_entries(list(ledger.entries), campaign).problems)
-        if not problems:
-            raise
-        return None, problems
-    return ledger_result(summary, extended_summary(campaign, ledger.receipts, summary)), []
+    summary = _summary(campaign, ledger, keep)
+    return _result(campaign, ledger, summary, extended=True, facts=True), []
 
 
 def verify_ledger(campaign_path: PathLike, ledger_path: PathLike) -> VerifyReport:

@@ -78,4 +78,5 @@ def test_streamed_summary_keeps_slim_shared_receipts(ledger_files: tuple[Path, P
     by_case = {item["caseId"]: item["expectedDefects"] for item in kept}
     assert all(by_case[case_id] is campaign.cases[case_id]["expectedDefects"] for case_id in by_case)
     # and the public result is unchanged by slimming (facts included)
-    assert summarize_ledger(campaign_path, ledger).candidates
+    facts = summarize_ledger(campaign_path, ledger).facts
+    assert facts is not None and facts.candidates

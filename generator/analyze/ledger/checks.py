@@ -18,6 +18,7 @@ from generator.analyze.ledger.fastcheck import V2_SORTED, FastChecker
 from generator.analyze.ledger.receipt import check_receipt
 from generator.analyze.ledger.templates import Templates
 from generator.model.ledger import (
+    UNREADABLE,
     Campaign,
     LedgerCheck,
     LedgerDataError,
@@ -183,7 +184,7 @@ def check_entries(entries: Sequence[LedgerEntry], campaign: Campaign) -> LedgerC
 
 def describe(problem: LedgerProblem) -> str:
     """One line for an error message or a report."""
-    if problem.kind in ("not_json", "not_utf8", "torn_tail", "too_long"):
+    if problem.kind in UNREADABLE:
         return problem.message
     suffix = f" (line {problem.line} repeats line {problem.other_line})" if problem.other_line else ""
     if problem.kind in ("duplicate_id", "duplicate_run"):
@@ -219,7 +220,7 @@ def require_sound(problems: Iterable[LedgerProblem]) -> None:
     Line-level problems (unreadable or invalid lines) come first, in line
     order; duplicates and rerun links are only judged over a readable ledger.
     """
-    line_level = ("not_utf8", "not_json", "torn_tail", "too_long", "invalid")
+    line_level = UNREADABLE | {"invalid"}
     ordered = sorted(problems, key=lambda item: (item.kind not in line_level, item.line))
     if ordered:
         raise LedgerDataError(describe(ordered[0]))

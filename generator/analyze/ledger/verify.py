@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from generator.analyze.ledger.checks import check_entries, described
-from generator.model.ledger import Campaign, LedgerCheck, LedgerEntry, LedgerProblem
+from generator.model.ledger import UNREADABLE, Campaign, LedgerCheck, LedgerEntry, LedgerProblem
 
 __all__ = ["VerifyReport", "verify_report"]
 
@@ -94,7 +94,7 @@ def verify_report(campaign: Campaign, ledger: _LedgerView) -> VerifyReport:
     address = campaign.digest or f"(no digest: {campaign.digest_problem})"
     out.append(f"campaign: {campaign.campaign_id} {address}")
     invalid = sum(1 for p in problems if p.kind == "invalid")
-    unreadable = sum(1 for p in problems if p.kind in ("not_json", "not_utf8", "torn_tail", "too_long"))
+    unreadable = sum(1 for p in problems if p.kind in UNREADABLE)
     out.append(f"receipts: {len(check.valid)} valid, {invalid} invalid, {unreadable} unreadable line(s)")
     duplicates = sum(1 for p in problems if p.kind in ("duplicate_id", "duplicate_run"))
     out.append(f"duplicates: {'none' if not duplicates else duplicates}")

@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from generator.model.ledger_result import (
+    CaseCell,
+    DecodingProfile,
+    ExtendedCase,
+    FeasibilityRow,
+    IdentitySplit,
+    LatencySpread,
+    Rate,
+    Rerun,
+    Usage,
+)
 from generator.pages import format as fmt
-from generator.pages.ledger.common import RATES, ms, num, rate_text, short_id
+from generator.pages.ledger.common import RATE_LABELS, ms, num, rate_text, short_id
 from generator.pages.ledger.context import LedgerContext
 from generator.pages.models import ArmPage, Cell, Column, Link, PageBundle, Row, Table
 from generator.pages.names import phrase
@@ -19,39 +27,35 @@ class ArmPageBuilder(LedgerContext):
     """Builds the page of one arm (the baseline or a candidate)."""
 
     def extended_tables(self, arm_id: str) -> tuple[Table, ...]:
-        extended = self.source.extended
-        if not extended:
+        extended = self.facts.extended
+        if extended is None:
             return ()
-        arm = (extended.get("arms") or {}).get(arm_id) or {}
-        candidate = (extended.get("candidates") or {}).get(arm_id) or {}
+        arm = extended.arm(arm_id)
+        candidate = next((row for row in extended.candidates if row.arm_id == arm_id), None)
         tables = (
-            _identity_table(arm.get("identityMismatches")),
-            _case_rates_table(arm.get("cases") or []),
-            _reruns_table(arm.get("reruns") or []),
-            _feasibility_table(candidate.get("feasibility") or {}),
+            _identity_table(arm.identity),
+            _case_rates_table(arm.cases),
+            _reruns_table(arm.reruns),
+            _feasibility_table(candidate.feasibility if candidate is not None else ()),
         )
         return tuple(table for table in tables if table is not None)
 
     # ------------------------------------------------------------------ pages
 
     def arm_page(self, arm_id: str) -> PageBundle:
-        m = self.summary["arms"][arm_id]
+        m = self.facts.arm(arm_id)
+        if m is None:
+            raise ValueError("no such arm in the ledger summary")
         url = arm_url(self.id, arm_id)
-        definition = m.get("arm", {})
+        side = "baseline" if arm_id == self.baseline else "candidate"
         facts = (
-            ("Side", "baseline" if arm_id == self.baseline else "candidate"),
-            ("Attempts", fmt.count(m.get("attempts"))),
-            ("Quality attempts", fmt.count(m.get("qualityAttempts"))),
-            ("Reruns", fmt.count(m.get("reruns"))),
-            ("Identity mismatches", fmt.count(m.get("identityMismatches"))),
+            ("Side", side),
+            ("Attempts", fmt.count(m.attempts)),
+            ("Quality attempts", fmt.count(m.quality_attempts)),
+            ("Reruns", fmt.count(m.reruns)),
+            ("Identity mismatches", fmt.count(m.identity_mismatches)),
         )
-        definition_table = _definition_table(definition)
-        rates_table = _rates_table(m)
-        latency_table = _latency_table(m.get("latency") or {})
-        usage_table = _usage_table(m.get("usage") or {})
-        decoding_table = _decoding_table(m.get("decodingProfiles") or [])
-        cells_table = _cells_table(m.get("cells") or [])
-        row = self.rows.get(arm_id)
+        row = self.facts.candidate(arm_id)
         page = ArmPage(
             meta=self.meta(
                 url,
@@ -62,57 +66,51 @@ class ArmPageBuilder(LedgerContext):
             ledger_id=self.id,
             arm_id=arm_id,
             facts=facts,
-            definition_table=definition_table,
-            rates_table=rates_table,
-            latency_table=latency_table,
-            usage_table=usage_table,
-            decoding_table=decoding_table,
-            cells_table=cells_table,
+            definition_table=_definition_table(m.definition),
+            rates_table=_rates_table(m.rates),
+            latency_table=_latency_table(m.latency),
+            usage_table=_usage_table(m.usage),
+            decoding_table=_decoding_table(m.decoding_profiles),
+            cells_table=_cells_table(m.cells),
             candidate=self.candidate_block(row, url) if row is not None else None,
             extended_tables=self.extended_tables(arm_id),
-            side="baseline" if arm_id == self.baseline else "candidate",
+            side=side,
         )
         data = {
             "schema": "evalsite.site.arm.v1",
             "ledger": self.id,
             "armId": arm_id,
-            "metrics": m,
-            "candidate": row,
+            "metrics": m.document,
+            "candidate": row.document if row is not None else None,
         }
         return PageBundle(page, data)
 
 
-def _definition_table(definition: Mapping[str, Any]) -> Table:
+def _definition_table(definition: tuple[tuple[str, object], ...]) -> Table:
     """The arm as the campaign manifest defines it."""
     return Table(
         id="definition-table",
         caption="Arm definition (from the campaign manifest)",
         columns=(Column("Field"), Column("Value")),
-        rows=tuple(Row((Cell(str(k), None, None, "mono"), Cell(fmt.text(v)))) for k, v in sorted(definition.items())),
+        rows=tuple(Row((Cell(str(k), None, None, "mono"), Cell(fmt.text(v)))) for k, v in definition),
         sortable=False,
     )
 
 
-def _rates_table(m: Mapping[str, Any]) -> Table:
+def _rates_table(rates: tuple[Rate, ...]) -> Table:
     """Rates with exact Clopper-Pearson intervals."""
-    rates_rows = []
-    for key, label in RATES:
-        rate = m.get(key) or {}
-        interval = rate.get("interval95") or {}
-        rates_rows.append(
-            Row(
-                (
-                    Cell(label, None, None, "", key),
-                    fmt.num_cell(rate.get("successes")),
-                    fmt.num_cell(rate.get("total")),
-                    fmt.num_cell(rate.get("rate"), num(rate.get("rate"))),
-                    Cell(
-                        fmt.interval(interval.get("lower"), interval.get("upper")),
-                        fmt.sort_key(interval.get("lower")),
-                    ),
-                )
+    rates_rows = [
+        Row(
+            (
+                Cell(RATE_LABELS[rate.key], None, None, "", rate.key),
+                fmt.num_cell(rate.successes),
+                fmt.num_cell(rate.total),
+                fmt.num_cell(rate.rate, num(rate.rate)),
+                Cell(fmt.interval(rate.lower, rate.upper), fmt.sort_key(rate.lower)),
             )
         )
+        for rate in rates
+    ]
     return Table(
         id="rates-table",
         caption="Rates with exact two-sided 95% Clopper-Pearson intervals",
@@ -128,7 +126,7 @@ def _rates_table(m: Mapping[str, Any]) -> Table:
     )
 
 
-def _latency_table(latency: Mapping[str, Any]) -> Table:
+def _latency_table(latency: tuple[LatencySpread, ...]) -> Table:
     """Latency of quality receipts by class."""
     return Table(
         id="latency-table",
@@ -137,42 +135,42 @@ def _latency_table(latency: Mapping[str, Any]) -> Table:
         rows=tuple(
             Row(
                 (
-                    Cell(klass),
-                    fmt.num_cell(latency.get(klass, {}).get("count")),
-                    fmt.num_cell(latency.get(klass, {}).get("medianMs"), ms(latency.get(klass, {}).get("medianMs"))),
-                    fmt.num_cell(latency.get(klass, {}).get("p90Ms"), ms(latency.get(klass, {}).get("p90Ms"))),
+                    Cell(spread.name),
+                    fmt.num_cell(spread.count),
+                    fmt.num_cell(spread.median_ms, ms(spread.median_ms)),
+                    fmt.num_cell(spread.p90_ms, ms(spread.p90_ms)),
                 )
             )
-            for klass in sorted(latency)
+            for spread in latency
         ),
         sortable=False,
     )
 
 
-def _usage_table(usage: Mapping[str, Any]) -> Table:
+def _usd(value: object) -> str | None:
+    return f"${value:,.4f}" if fmt.is_number(value) else None
+
+
+def _usage_table(usage: Usage) -> Table:
     """Tokens and provider cost over all receipts (never estimated)."""
     usage_rows = [
-        Row((Cell(str(field), None, None, "mono"), fmt.num_cell(v.get("reported")), fmt.num_cell(v.get("total"))))
-        for field, v in sorted((usage.get("tokens") or {}).items())
+        Row((Cell(token.field, None, None, "mono"), fmt.num_cell(token.reported), fmt.num_cell(token.total)))
+        for token in usage.tokens
     ]
-    cost = usage.get("providerCost") or {}
     usage_rows.append(
         Row(
             (
                 Cell("provider cost (USD)"),
-                fmt.num_cell(cost.get("reported")),
-                fmt.num_cell(
-                    cost.get("totalUsd"),
-                    f"${cost['totalUsd']:,.4f}" if fmt.is_number(cost.get("totalUsd")) else None,
-                ),
+                fmt.num_cell(usage.cost_reported),
+                fmt.num_cell(usage.cost_total_usd, _usd(usage.cost_total_usd)),
             )
         )
     )
     return Table(
         id="usage-table",
         caption=(
-            f"Usage over all {fmt.count(usage.get('attempts'))} receipts "
-            f"({fmt.count(usage.get('receiptsWithUsage'))} report usage; costs are never estimated)"
+            f"Usage over all {fmt.count(usage.attempts)} receipts "
+            f"({fmt.count(usage.receipts_with_usage)} report usage; costs are never estimated)"
         ),
         columns=(Column("Field"), Column("Receipts reporting", True), Column("Total", True)),
         rows=tuple(usage_rows),
@@ -180,7 +178,7 @@ def _usage_table(usage: Mapping[str, Any]) -> Table:
     )
 
 
-def _decoding_table(profiles: list[Mapping[str, Any]]) -> Table:
+def _decoding_table(profiles: tuple[DecodingProfile, ...]) -> Table:
     """Decoding profiles and their attempts."""
     return Table(
         id="decoding-table",
@@ -189,10 +187,10 @@ def _decoding_table(profiles: list[Mapping[str, Any]]) -> Table:
         rows=tuple(
             Row(
                 (
-                    fmt.num_cell((p.get("decoding") or {}).get("temperature")),
-                    Cell(fmt.text((p.get("decoding") or {}).get("seed")), None, None, "mono"),
-                    Cell(fmt.text((p.get("decoding") or {}).get("pinned"))),
-                    fmt.num_cell(p.get("attempts")),
+                    fmt.num_cell(p.temperature),
+                    Cell(fmt.text(p.seed), None, None, "mono"),
+                    Cell(fmt.text(p.pinned)),
+                    fmt.num_cell(p.attempts),
                 )
             )
             for p in profiles
@@ -200,36 +198,30 @@ def _decoding_table(profiles: list[Mapping[str, Any]]) -> Table:
     )
 
 
-def _cells_table(cells: list[Mapping[str, Any]]) -> Table:
+def _cells_table(cells: tuple[CaseCell, ...]) -> Table:
     """Per-case cells with flakiness, latency, tokens and cost."""
-    cells_rows = []
-    for cell in cells:
-        flak = cell.get("flakiness") or {}
-        lat = cell.get("latency") or {}
-        cold, resident = lat.get("cold") or {}, lat.get("resident") or {}
-        tokens = ((cell.get("usage") or {}).get("tokens") or {}).get("totalTokens") or {}
-        cost_total = ((cell.get("usage") or {}).get("providerCost") or {}).get("totalUsd")
-        cells_rows.append(
-            Row(
-                (
-                    Cell(str(cell["caseId"])),
-                    Cell(str(cell["caseKind"])),
-                    fmt.num_cell(cell.get("attempts")),
-                    fmt.num_cell(cell.get("reruns")),
-                    fmt.num_cell(flak.get("uniqueOutcomes")),
-                    fmt.num_cell(flak.get("disagreements"), cls="warn" if flak.get("disagreements") else ""),
-                    fmt.num_cell(flak.get("fraction"), fmt.pct(flak.get("fraction"))),
-                    fmt.num_cell(cold.get("medianMs"), ms(cold.get("medianMs"))),
-                    fmt.num_cell(cold.get("p90Ms"), ms(cold.get("p90Ms"))),
-                    fmt.num_cell(resident.get("medianMs"), ms(resident.get("medianMs"))),
-                    fmt.num_cell(resident.get("p90Ms"), ms(resident.get("p90Ms"))),
-                    fmt.num_cell(tokens.get("total")),
-                    fmt.num_cell(cost_total, f"${cost_total:,.4f}" if fmt.is_number(cost_total) else None),
-                    fmt.num_cell(len(cell.get("decodingProfiles") or [])),
-                ),
-                "mismatch" if flak.get("disagreements") else "",
-            )
+    cells_rows = [
+        Row(
+            (
+                Cell(cell.case_id),
+                Cell(cell.case_kind),
+                fmt.num_cell(cell.attempts),
+                fmt.num_cell(cell.reruns),
+                fmt.num_cell(cell.unique_outcomes),
+                fmt.num_cell(cell.disagreements, cls="warn" if cell.disagreements else ""),
+                fmt.num_cell(cell.flaky_fraction, fmt.pct(cell.flaky_fraction)),
+                fmt.num_cell(cell.cold.median_ms, ms(cell.cold.median_ms)),
+                fmt.num_cell(cell.cold.p90_ms, ms(cell.cold.p90_ms)),
+                fmt.num_cell(cell.resident.median_ms, ms(cell.resident.median_ms)),
+                fmt.num_cell(cell.resident.p90_ms, ms(cell.resident.p90_ms)),
+                fmt.num_cell(cell.total_tokens),
+                fmt.num_cell(cell.cost_usd, _usd(cell.cost_usd)),
+                fmt.num_cell(cell.decoding_profiles),
+            ),
+            "mismatch" if cell.disagreements else "",
         )
+        for cell in cells
+    ]
     return Table(
         id="cells-table",
         caption="Per-case cells (flakiness = attempts that disagree with the most common outcome)",
@@ -254,58 +246,53 @@ def _cells_table(cells: list[Mapping[str, Any]]) -> Table:
     )
 
 
-def _identity_table(split: object) -> Table | None:
+def _identity_table(split: IdentitySplit | None) -> Table | None:
     """Identity mismatches by where they happened (the extended analyses split them)."""
-    if not isinstance(split, Mapping):
+    if split is None:
         return None
-    labels = (
-        ("all", "All receipts (what identityHonesty counts)"),
-        ("silent", "Silent: ran quality receipts"),
-        ("notRan", "Quality receipts whose normalizer did not run"),
-        ("killPath", "Kill-path receipts"),
+    rows = (
+        ("All receipts (what identityHonesty counts)", split.all),
+        ("Silent: ran quality receipts", split.silent),
+        ("Quality receipts whose normalizer did not run", split.not_ran),
+        ("Kill-path receipts", split.kill_path),
     )
     return Table(
         id="identity-split-table",
         caption="Identity mismatches by where they happened",
         columns=(Column("Receipts"), Column("identityMatch false", True)),
-        rows=tuple(Row((Cell(label), fmt.num_cell(split.get(key)))) for key, label in labels if key in split),
+        rows=tuple(Row((Cell(label), fmt.num_cell(value))) for label, value in rows if value is not None),
         sortable=False,
     )
 
 
-def _case_rates_table(cases: list[Mapping[str, Any]]) -> Table | None:
+def _outcome_text(case: ExtendedCase) -> str:
+    if case.outcome is not None:
+        return ("recall " if case.outcome == "recall" else "false positives ") + rate_text(case.outcome_rate)
+    if case.kill_path_passed is not None:
+        return f"kill passes {case.kill_path_passed}/{case.attempts}"
+    return fmt.NA
+
+
+def _case_rates_table(cases: tuple[ExtendedCase, ...]) -> Table | None:
     """Per-case rates with exact intervals."""
     if not cases:
         return None
-    rows = []
-    for case in cases:
-        rate_key = next((k for k in ("recall", "falsePositive") if k in case), None)
-        rate = (case.get(rate_key) if rate_key else None) or {}
-        wall = case.get("wallMs") or {}
-        rows.append(
-            Row(
-                (
-                    Cell(str(case.get("caseId"))),
-                    Cell(str(case.get("kind"))),
-                    fmt.num_cell(case.get("attempts")),
-                    fmt.num_cell(case.get("ran")),
-                    fmt.num_cell((case.get("validity") or {}).get("rate"), rate_text(case.get("validity") or {})),
-                    Cell(
-                        (("recall " if rate_key == "recall" else "false positives ") + rate_text(rate))
-                        if rate_key
-                        else (
-                            f"kill passes {case['killPathPassed']}/{case.get('attempts')}"
-                            if "killPathPassed" in case
-                            else fmt.NA
-                        ),
-                        fmt.sort_key(rate.get("rate")) if rate_key else None,
-                    ),
-                    fmt.num_cell(wall.get("minMs"), ms(wall.get("minMs"))),
-                    fmt.num_cell(wall.get("medianMs"), ms(wall.get("medianMs"))),
-                    fmt.num_cell(wall.get("maxMs"), ms(wall.get("maxMs"))),
-                )
+    rows = [
+        Row(
+            (
+                Cell(str(case.case_id)),
+                Cell(str(case.kind)),
+                fmt.num_cell(case.attempts),
+                fmt.num_cell(case.ran),
+                fmt.num_cell(case.validity.rate, rate_text(case.validity)),
+                Cell(_outcome_text(case), fmt.sort_key(case.outcome_rate.rate) if case.outcome is not None else None),
+                fmt.num_cell(case.wall_min_ms, ms(case.wall_min_ms)),
+                fmt.num_cell(case.wall_median_ms, ms(case.wall_median_ms)),
+                fmt.num_cell(case.wall_max_ms, ms(case.wall_max_ms)),
             )
         )
+        for case in cases
+    ]
     return Table(
         id="case-rates-table",
         caption="Per-case rates with exact 95% intervals (all latency classes)",
@@ -325,7 +312,7 @@ def _case_rates_table(cases: list[Mapping[str, Any]]) -> Table | None:
     )
 
 
-def _reruns_table(reruns: list[Mapping[str, Any]]) -> Table:
+def _reruns_table(reruns: tuple[Rerun, ...]) -> Table:
     """Reruns: each a new repeat, the original kept in every denominator."""
     return Table(
         id="reruns-table",
@@ -340,11 +327,11 @@ def _reruns_table(reruns: list[Mapping[str, Any]]) -> Table:
         rows=tuple(
             Row(
                 (
-                    Cell(str(r.get("caseId"))),
-                    fmt.num_cell(r.get("repeat")),
-                    fmt.num_cell(r.get("originalRepeat")),
-                    Cell(short_id(r.get("receiptId")), None, None, "mono", r.get("receiptId")),
-                    Cell(short_id(r.get("rerunOf")), None, None, "mono", r.get("rerunOf")),
+                    Cell(str(r.case_id)),
+                    fmt.num_cell(r.repeat),
+                    fmt.num_cell(r.original_repeat),
+                    Cell(short_id(r.receipt_id), None, None, "mono", r.receipt_id),
+                    Cell(short_id(r.rerun_of), None, None, "mono", r.rerun_of),
                 )
             )
             for r in reruns
@@ -353,44 +340,29 @@ def _reruns_table(reruns: list[Mapping[str, Any]]) -> Table:
     )
 
 
-def _feasibility_table(feasibility: Mapping[str, Any]) -> Table | None:
+#: Each gate's feasibility row: what it is called and the unit of its observations.
+_FEASIBILITY_WORDS = {
+    "validity": ("Structured-output validity (lower bound)", "attempts"),
+    "recall": ("Recall difference (lower bound)", "pairs"),
+    "falsePositive": ("False-positive difference (upper bound)", "pairs"),
+}
+
+
+def _feasibility_table(feasibility: tuple[FeasibilityRow, ...]) -> Table | None:
     """The best bound each gate's sample size allows if every outcome were perfect."""
     if not feasibility:
         return None
     rows = []
-    for key, label, bound_key, needed_key, unit in (
-        (
-            "validity",
-            "Structured-output validity (lower bound)",
-            "bestPossibleLower",
-            "attemptsNeededIfAllValid",
-            "attempts",
-        ),
-        (
-            "recall",
-            "Recall difference (lower bound)",
-            "bestPossibleLower",
-            "pairsNeededIfNoDiscordance",
-            "pairs",
-        ),
-        (
-            "falsePositive",
-            "False-positive difference (upper bound)",
-            "bestPossibleUpper",
-            "pairsNeededIfNoDiscordance",
-            "pairs",
-        ),
-    ):
-        f = feasibility.get(key) or {}
-        observed = f.get("attempts", f.get("pairs"))
+    for f in feasibility:
+        label, unit = _FEASIBILITY_WORDS[f.gate]
         rows.append(
             Row(
                 (
                     Cell(label),
-                    fmt.num_cell(observed, f"{fmt.count(observed)} {unit}" if fmt.is_number(observed) else None),
-                    fmt.num_cell(f.get(bound_key), num(f.get(bound_key))),
-                    fmt.num_cell(f.get("bar"), f"{f['bar']:g}" if fmt.is_number(f.get("bar")) else None),
-                    fmt.num_cell(f.get(needed_key)),
+                    fmt.num_cell(f.observed, f"{fmt.count(f.observed)} {unit}" if fmt.is_number(f.observed) else None),
+                    fmt.num_cell(f.best_bound, num(f.best_bound)),
+                    fmt.num_cell(f.bar, f"{f.bar:g}" if fmt.is_number(f.bar) else None),
+                    fmt.num_cell(f.needed),
                 )
             )
         )

@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from generator.model.common import short_hash
+from generator.model.ledger_result import Rate
 from generator.pages import format as fmt
 from generator.pages.models import ForestRow
 from generator.pages.names import Phrase, phrase
 
-__all__ = ["RATES", "THRESHOLDS", "index_of", "listed", "ms", "num", "rate_text", "short", "short_id", "unique_labels"]
+__all__ = ["RATE_LABELS", "THRESHOLDS", "listed", "ms", "num", "rate_text", "short", "short_id", "unique_labels"]
 
-RATES = (
-    ("validity", "Validity"),
-    ("recall", "Recall"),
-    ("falsePositive", "False positives"),
-    ("toolCallCorrectness", "Tool-call correctness"),
-    ("contextSufficiency", "Context sufficiency"),
-)
+#: What each rate of an arm is called (``RATE_KEYS`` of ``model.ledger_result``, in its order).
+RATE_LABELS = {
+    "validity": "Validity",
+    "recall": "Recall",
+    "falsePositive": "False positives",
+    "toolCallCorrectness": "Tool-call correctness",
+    "contextSufficiency": "Context sufficiency",
+}
 THRESHOLDS = (
     ("validityLower", "Structured-output validity: the 95% Clopper-Pearson lower bound must be at least this."),
     ("recallDelta", "Recall non-inferiority margin δ: the paired recall difference's lower bound must exceed −δ."),
@@ -48,12 +50,11 @@ def num(value: Any, digits: int = 4, signed: bool = False) -> str:
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-def rate_text(rate: Mapping[str, Any]) -> str:
-    if not rate or not rate.get("total"):
+def rate_text(rate: Rate) -> str:
+    if not rate.total:
         return "N/A (no observations)"
-    interval = rate.get("interval95") or {}
-    bounds = fmt.interval(interval.get("lower"), interval.get("upper"), 3)
-    return f"{rate['rate']:.3f} {bounds} ({rate['successes']}/{rate['total']})"
+    bounds = fmt.interval(rate.lower, rate.upper, 3)
+    return f"{rate.rate:.3f} {bounds} ({rate.successes}/{rate.total})"
 
 
 def ms(value: Any) -> str | None:
@@ -83,10 +84,3 @@ def unique_labels(rows: list[ForestRow]) -> tuple[ForestRow, ...]:
             row = ForestRow(f"{row.label} ({n + 1})", row.group, row.estimate, row.lower, row.upper, row.hover)
         out.append(row)
     return tuple(out)
-
-
-def index_of(rows: Sequence[Mapping[str, Any]], row: Mapping[str, Any]) -> int:
-    for index, candidate in enumerate(rows):
-        if candidate is row:
-            return index
-    return 0

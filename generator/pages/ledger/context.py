@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from generator.model.ledger import ELIGIBLE
-from generator.model.ledger_result import LedgerResult
+from generator.model.ledger_result import CandidateRow, LedgerResult
 from generator.pages import format as fmt
-from generator.pages.ledger.common import index_of
 from generator.pages.ledger.conditions import condition_reasons
 from generator.pages.models import (
     CandidateBlock,
@@ -41,36 +38,24 @@ class LedgerSource:
     notices: tuple[Notice, ...] = ()
     statistics: StatisticsSection = StatisticsSection()
 
-    @property
-    def summary(self) -> Mapping[str, Any]:
-        return self.result.summary
-
-    @property
-    def extended(self) -> Mapping[str, Any] | None:
-        return self.result.extended
-
 
 class LedgerContext:
     def __init__(self, source: LedgerSource, site: SiteInfo) -> None:
-        summary = source.summary
-        self.result = source.result
-        if not isinstance(summary, Mapping) or summary.get("schemaVersion") != 1 or "candidates" not in summary:
+        facts = source.result.facts
+        if facts is None:
             raise ValueError("ledger summary is not the reference summary schema (schemaVersion 1)")
+        self.result = source.result
+        self.facts = facts
         self.source = source
-        self.summary = summary
         self.site = site
         self.id = source.id
         self.url = ledger_url(source.id)
-        self.thresholds = summary["thresholds"]
-        self.baseline = summary["baselineArmId"]
-        self.arm_ids = [self.baseline] + [
-            row["armId"] for row in summary["candidates"] if row["armId"] != self.baseline
-        ]
-        self.arm_ids += sorted(a for a in summary["arms"] if a not in self.arm_ids)
-        self.rows = {row["armId"]: row for row in summary["candidates"]}
+        self.thresholds = facts.thresholds
+        self.baseline = facts.baseline_arm_id
+        self.arm_ids = [arm.arm_id for arm in facts.arms]
 
     def arm_href(self, arm_id: str, from_url: str) -> str | None:
-        return rel(from_url, arm_url(self.id, arm_id)) if arm_id in self.summary["arms"] else None
+        return rel(from_url, arm_url(self.id, arm_id)) if self.facts.arm(arm_id) is not None else None
 
     def meta(self, url: str, title: str, crumbs: Sequence[tuple[str, str]], downloads: Sequence[Link]) -> PageMeta:
         return PageMeta(
@@ -85,7 +70,7 @@ class LedgerContext:
 
     # ------------------------------------------------------------------ tables
 
-    def candidate_block(self, row: Mapping[str, Any], from_url: str) -> CandidateBlock:
+    def candidate_block(self, row: CandidateRow, from_url: str) -> CandidateBlock:
         reasons = condition_reasons(self.result, row)
         rows = tuple(
             Row(
@@ -94,28 +79,17 @@ class LedgerContext:
             )
             for key, label, passed, why in reasons
         )
-        eligible = row["recommendation"] == ELIGIBLE
         return CandidateBlock(
-            arm_id=row["armId"],
-            href=self.arm_href(row["armId"], from_url) or "",
-            eligible=eligible,
-            recommendation=str(row["recommendation"]),
+            arm_id=row.arm_id,
+            href=self.arm_href(row.arm_id, from_url) or "",
+            eligible=row.eligible,
+            recommendation=row.recommendation,
             conditions_table=Table(
-                id=f"conditions-{index_of(self.summary['candidates'], row)}",
-                caption=phrase("Admission conditions for {}", row["armId"]),
+                id=f"conditions-{row.position}",
+                caption=phrase("Admission conditions for {}", row.arm_id),
                 columns=(Column("Condition"), Column("Result"), Column("Why")),
                 rows=rows,
                 sortable=False,
             ),
             failed=tuple(label for _key, label, passed, _why in reasons if not passed),
         )
-
-    def paired_estimate(self, arm_id: str, key: str) -> float | None:
-        facts = self.result.facts(arm_id)
-        if facts is None:
-            return None
-        return facts.recall_estimate if key == "recallDifference" else facts.false_positive_estimate
-
-    def transport_estimate(self, position: int) -> float | None:
-        estimates = self.result.transport_estimates
-        return estimates[position] if position < len(estimates) else None

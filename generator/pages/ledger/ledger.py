@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from generator.model.ledger_result import RATE_KEYS, PairedDifference
 from generator.pages import format as fmt
-from generator.pages.ledger.common import RATES, THRESHOLDS, num, rate_text, short, unique_labels
+from generator.pages.ledger.common import RATE_LABELS, THRESHOLDS, num, rate_text, short, unique_labels
 from generator.pages.ledger.context import LedgerContext
 from generator.pages.models import (
     Band,
@@ -27,17 +28,17 @@ class LedgerPageBuilder(LedgerContext):
     """Builds the ledger's own page."""
 
     def digests_table(self) -> Table:
-        s = self.summary
+        s = self.facts
         rows = (
-            ("Campaign digest", s["campaignDigest"], "the normalized campaign manifest"),
+            ("Campaign digest", s.campaign_digest, "the normalized campaign manifest"),
             (
                 "Execution digest",
-                s["executionDigest"],
+                s.execution_digest,
                 "the one execution state every receipt names"
-                if s["executionDigest"]
+                if s.execution_digest
                 else "not bound: see evidence envelope",
             ),
-            ("Ledger digest", s["ledgerDigest"], "every receipt, in ledger order"),
+            ("Ledger digest", s.ledger_digest, "every receipt, in ledger order"),
         )
         return Table(
             id="digests-table",
@@ -53,8 +54,8 @@ class LedgerPageBuilder(LedgerContext):
     def thresholds_table(self) -> Table:
         rows = []
         for key, meaning in THRESHOLDS:
-            if key in self.thresholds:
-                value = self.thresholds[key]
+            value = self.thresholds.value(key)
+            if value is not None:
                 rows.append(Row((Cell(key, None, None, "mono"), fmt.num_cell(value, f"{value:g}"), Cell(meaning))))
         return Table(
             id="thresholds-table",
@@ -66,40 +67,41 @@ class LedgerPageBuilder(LedgerContext):
 
     def paired_table(self) -> Table:
         rows = []
-        for row in self.summary["candidates"]:
-            href = self.arm_href(row["armId"], self.url)
-            for key, label, better, worse, bound, rule in (
+        t = self.thresholds
+        for row in self.facts.candidates:
+            href = self.arm_href(row.arm_id, self.url)
+            for d, label, better, worse, bound, rule, passed in (
                 (
-                    "recallDifference",
+                    row.recall,
                     "Recall (candidate − baseline)",
-                    "candidateWins",
-                    "candidateLosses",
-                    "lower",
-                    f"lower > −{self.thresholds['recallDelta']:g}",
+                    row.recall.candidate_wins,
+                    row.recall.candidate_losses,
+                    row.recall.lower,
+                    f"lower > −{t.recall_delta:g}",
+                    row.passed("recallNonInferior"),
                 ),
                 (
-                    "falsePositiveDifference",
+                    row.false_positive,
                     "False positives (candidate − baseline)",
-                    "candidateLosses",
-                    "candidateWins",
-                    "upper",
-                    f"upper ≤ {self.thresholds['fprEpsilon']:g}",
+                    row.false_positive.candidate_losses,
+                    row.false_positive.candidate_wins,
+                    row.false_positive.upper,
+                    f"upper ≤ {t.fpr_epsilon:g}",
+                    row.passed("falsePositiveMargin"),
                 ),
             ):
-                d = row["paired"][key]
-                condition = "recallNonInferior" if key == "recallDifference" else "falsePositiveMargin"
                 rows.append(
                     Row(
                         (
-                            Cell(row["armId"], None, href),
+                            Cell(row.arm_id, None, href),
                             Cell(label),
-                            fmt.num_cell(d.get("pairs")),
-                            fmt.num_cell(d.get(better)),
-                            fmt.num_cell(d.get(worse)),
-                            Cell(fmt.interval(d.get("lower"), d.get("upper")), fmt.sort_key(d.get(bound))),
+                            fmt.num_cell(d.pairs),
+                            fmt.num_cell(better),
+                            fmt.num_cell(worse),
+                            Cell(fmt.interval(d.lower, d.upper), fmt.sort_key(bound)),
                             Cell(rule),
-                            fmt.bool_cell(row["conditions"].get(condition), "passed", "failed"),
-                            Cell(str(d.get("method", "")), None, None, "mono"),
+                            fmt.bool_cell(passed, "passed", "failed"),
+                            Cell(d.method, None, None, "mono"),
                         )
                     )
                 )
@@ -126,23 +128,21 @@ class LedgerPageBuilder(LedgerContext):
 
     def arms_table(self) -> Table:
         rows = []
-        for arm_id in self.arm_ids:
-            m = self.summary["arms"][arm_id]
-            definition = m.get("arm", {})
+        for m in self.facts.arms:
+            arm_id = m.arm_id
             cells = [
                 Cell(arm_id, None, self.arm_href(arm_id, self.url)),
                 Cell("baseline" if arm_id == self.baseline else "candidate"),
-                Cell(fmt.text(definition.get("role"))),
-                Cell(fmt.text(definition.get("backend"))),
-                Cell(fmt.text(definition.get("model"))),
-                Cell(fmt.text(definition.get("transport"))),
-                fmt.num_cell(m.get("attempts")),
-                fmt.num_cell(m.get("reruns")),
+                Cell(fmt.text(m.role)),
+                Cell(fmt.text(m.backend)),
+                Cell(fmt.text(m.model)),
+                Cell(fmt.text(m.transport)),
+                fmt.num_cell(m.attempts),
+                fmt.num_cell(m.reruns),
             ]
-            for key, _label in RATES:
-                rate = m.get(key) or {}
-                cells.append(fmt.num_cell(rate.get("rate"), rate_text(rate)))
-            cells.append(fmt.num_cell(m.get("identityMismatches"), cls="fail" if m.get("identityMismatches") else ""))
+            for rate in m.rates:
+                cells.append(fmt.num_cell(rate.rate, rate_text(rate)))
+            cells.append(fmt.num_cell(m.identity_mismatches, cls="fail" if m.identity_mismatches else ""))
             rows.append(Row(tuple(cells)))
         return Table(
             id="arms-table",
@@ -157,24 +157,24 @@ class LedgerPageBuilder(LedgerContext):
                 Column("Attempts", True),
                 Column("Reruns", True),
             )
-            + tuple(Column(label, True) for _key, label in RATES)
+            + tuple(Column(RATE_LABELS[key], True) for key in RATE_KEYS)
             + (Column("Identity mismatches", True),),
             rows=tuple(rows),
         )
 
     def coverage_table(self) -> Table:
         rows = []
-        for row in self.summary["candidates"]:
-            for gap in row["coverage"]["gaps"]:
+        for row in self.facts.candidates:
+            for gap in row.coverage_gaps:
                 rows.append(
                     Row(
                         (
-                            Cell(row["armId"], None, self.arm_href(row["armId"], self.url)),
-                            Cell(str(gap["caseId"])),
-                            fmt.num_cell(gap["required"]),
-                            fmt.num_cell(gap["candidate"], cls="fail" if gap["candidate"] < gap["required"] else ""),
-                            fmt.num_cell(gap["baseline"], cls="fail" if gap["baseline"] < gap["required"] else ""),
-                            fmt.num_cell(gap["paired"], cls="fail" if gap["paired"] < gap["required"] else ""),
+                            Cell(row.arm_id, None, self.arm_href(row.arm_id, self.url)),
+                            Cell(gap.case_id),
+                            fmt.num_cell(gap.required),
+                            fmt.num_cell(gap.candidate, cls="fail" if gap.candidate < gap.required else ""),
+                            fmt.num_cell(gap.baseline, cls="fail" if gap.baseline < gap.required else ""),
+                            fmt.num_cell(gap.paired, cls="fail" if gap.paired < gap.required else ""),
                         )
                     )
                 )
@@ -196,31 +196,31 @@ class LedgerPageBuilder(LedgerContext):
 
     def kill_table(self) -> Table:
         rows = []
-        for row in self.summary["candidates"]:
-            kill = row["killPaths"]
-            for case in kill["cases"]:
+        for row in self.facts.candidates:
+            kill = row.kill
+            for case in kill.cases:
                 rows.append(
                     Row(
                         (
-                            Cell(row["armId"], None, self.arm_href(row["armId"], self.url)),
-                            Cell(str(case["caseId"])),
-                            fmt.num_cell(case["attempts"]),
-                            Cell(", ".join(case["modes"]) or "none"),
-                            fmt.bool_cell(case["passed"], "passed", "failed"),
+                            Cell(row.arm_id, None, self.arm_href(row.arm_id, self.url)),
+                            Cell(str(case.case_id)),
+                            fmt.num_cell(case.attempts),
+                            Cell(", ".join(case.modes) or "none"),
+                            fmt.bool_cell(case.passed, "passed", "failed"),
                             Cell(
-                                "complete" if kill["completeSuite"] else "incomplete",
+                                "complete" if kill.complete_suite else "incomplete",
                                 None,
                                 None,
-                                "" if kill["completeSuite"] else "fail",
+                                "" if kill.complete_suite else "fail",
                             ),
                         ),
-                        "" if case["passed"] else "mismatch",
+                        "" if case.passed else "mismatch",
                     )
                 )
         return Table(
             id="kill-table",
             caption=(
-                f"Kill paths ({self.thresholds.get('killRepetitions', fmt.NA)} attempts required per case; "
+                f"Kill paths ({_or_na(self.thresholds.kill_repetitions)} attempts required per case; "
                 "all four modes required per arm)"
             ),
             columns=(
@@ -237,28 +237,28 @@ class LedgerPageBuilder(LedgerContext):
 
     def containment_table(self) -> Table:
         rows = []
-        for row in self.summary["candidates"]:
-            c = row["containment"]
-            applicable = bool(c.get("applicable"))
+        for row in self.facts.candidates:
+            c = row.containment
             rows.append(
                 Row(
                     (
-                        Cell(row["armId"], None, self.arm_href(row["armId"], self.url)),
-                        Cell("yes (maker)" if applicable else "no (not a maker)"),
-                        fmt.num_cell(c.get("mutationRuns")),
-                        fmt.num_cell(c.get("conclusiveRuns")),
-                        fmt.num_cell(c.get("conclusiveRate"), fmt.pct(c.get("conclusiveRate"))),
-                        fmt.num_cell(c.get("breaches"), cls="fail" if c.get("breaches") else ""),
-                        fmt.num_cell(c.get("ruleOfThreeUpper95"), num(c.get("ruleOfThreeUpper95"))),
-                        fmt.bool_cell(c.get("passed"), "passed", "failed"),
+                        Cell(row.arm_id, None, self.arm_href(row.arm_id, self.url)),
+                        Cell("yes (maker)" if c.applicable else "no (not a maker)"),
+                        fmt.num_cell(c.mutation_runs),
+                        fmt.num_cell(c.conclusive_runs),
+                        fmt.num_cell(c.conclusive_rate, fmt.pct(c.conclusive_rate)),
+                        fmt.num_cell(c.breaches, cls="fail" if c.breaches else ""),
+                        fmt.num_cell(c.rule_of_three_upper95, num(c.rule_of_three_upper95)),
+                        fmt.bool_cell(c.passed, "passed", "failed"),
                     )
                 )
             )
+        t = self.thresholds
         return Table(
             id="containment-table",
             caption=(
-                f"Containment (maker arms need ≥{self.thresholds.get('containmentMinimum', fmt.NA)} conclusive runs, "
-                f"no breach, conclusive rate ≥{self.thresholds.get('containmentConclusive', fmt.NA)})"
+                f"Containment (maker arms need ≥{_or_na(t.containment_minimum)} conclusive runs, "
+                f"no breach, conclusive rate ≥{_or_na(t.containment_conclusive)})"
             ),
             columns=(
                 Column("Candidate"),
@@ -275,17 +275,16 @@ class LedgerPageBuilder(LedgerContext):
 
     def transport_table(self) -> Table:
         rows = []
-        for pair in self.summary["transportEquivalence"]:
-            d = pair["recallDifference90"]
+        for pair in self.facts.transport:
             rows.append(
                 Row(
                     (
-                        Cell(str(pair["leftArmId"]), None, self.arm_href(pair["leftArmId"], self.url)),
-                        Cell(str(pair["rightArmId"]), None, self.arm_href(pair["rightArmId"], self.url)),
-                        fmt.num_cell(d.get("pairs")),
-                        Cell(fmt.interval(d.get("lower"), d.get("upper")), fmt.sort_key(d.get("lower"))),
-                        fmt.num_cell(pair["margin"], f"±{pair['margin']:g}"),
-                        fmt.bool_cell(pair["equivalent"], "equivalent", "not shown equivalent"),
+                        Cell(str(pair.left_arm_id), None, self.arm_href(pair.left_arm_id, self.url)),
+                        Cell(str(pair.right_arm_id), None, self.arm_href(pair.right_arm_id, self.url)),
+                        fmt.num_cell(pair.pairs),
+                        Cell(fmt.interval(pair.lower, pair.upper), fmt.sort_key(pair.lower)),
+                        fmt.num_cell(pair.margin, f"±{pair.margin:g}"),
+                        fmt.bool_cell(pair.equivalent, "equivalent", "not shown equivalent"),
                     )
                 )
             )
@@ -312,104 +311,92 @@ class LedgerPageBuilder(LedgerContext):
     def _rates_chart(self) -> ForestChart:
         """Per-arm rates with their exact intervals, the validity bar drawn."""
         rate_rows = []
-        for key, label in RATES:
-            for arm_id in self.arm_ids:
-                rate = self.summary["arms"][arm_id].get(key) or {}
-                interval = rate.get("interval95") or {}
+        for position, key in enumerate(RATE_KEYS):
+            label = RATE_LABELS[key]
+            for arm in self.facts.arms:
+                rate = arm.rates[position]
                 rate_rows.append(
                     ForestRow(
-                        label=f"{label} · {short(arm_id)}",
-                        group=arm_id,
-                        estimate=rate.get("rate"),
-                        lower=interval.get("lower"),
-                        upper=interval.get("upper"),
-                        hover=f"{arm_id}: {label} {rate_text(rate)}",
+                        label=f"{label} · {short(arm.arm_id)}",
+                        group=arm.arm_id,
+                        estimate=rate.rate,
+                        lower=rate.lower,
+                        upper=rate.upper,
+                        hover=f"{arm.arm_id}: {label} {rate_text(rate)}",
                     )
                 )
+        bar = self.thresholds.validity_lower
         return ForestChart(
             id="chart-arm-rates",
             title="Per-arm rates with 95% Clopper-Pearson intervals",
             caption=(
                 "One row per metric and arm: the marker is the observed rate, the bar its exact two-sided 95% "
-                f"interval. The dashed line is the validity bar ({self.thresholds['validityLower']:g}); it applies "
+                f"interval. The dashed line is the validity bar ({bar:g}); it applies "
                 "to the validity rows only. Rows without observations are left out."
             ),
             x_title="rate",
             rows=unique_labels(rate_rows),
-            lines=(RefLine(self.thresholds["validityLower"], f"validity bar {self.thresholds['validityLower']:g}"),),
+            lines=(RefLine(bar, f"validity bar {bar:g}"),),
             x_limits=(0.0, 1.0),
+        )
+
+    def _paired_chart(self, recall: bool) -> ForestChart:
+        """The paired recall or false-positive difference of every candidate against its gate."""
+        t = self.thresholds
+        line = -t.recall_delta if recall else t.fpr_epsilon
+        line_label = f"−δ = {-t.recall_delta:g}" if recall else f"ε = {t.fpr_epsilon:g}"
+        rows = []
+        for row in self.facts.candidates:
+            d: PairedDifference = row.recall if recall else row.false_positive
+            rows.append(
+                ForestRow(
+                    label=short(row.arm_id),
+                    group=row.arm_id,
+                    estimate=d.estimate,
+                    lower=d.lower,
+                    upper=d.upper,
+                    hover=(
+                        f"{row.arm_id}: {fmt.interval(d.lower, d.upper)}, "
+                        f"{0 if d.pairs is None else d.pairs} pairs, {d.discordant} discordant"
+                    ),
+                )
+            )
+        rule = "lower bound must be right of" if recall else "upper bound must be left of"
+        return ForestChart(
+            id=f"chart-{'recall' if recall else 'fpr'}-difference",
+            title=f"Paired {'recall' if recall else 'false-positive'} difference (candidate − baseline)",
+            caption=(
+                f"Marker: observed paired difference; bar: the gate's ≥95% bounds. The {rule} the dashed "
+                f"threshold line ({line_label}). The solid line is zero."
+            ),
+            x_title="difference",
+            rows=unique_labels(rows),
+            lines=(RefLine(line, line_label), RefLine(0.0, "0")),
+            x_limits=(-1.0, 1.0),
         )
 
     def _paired_charts(self) -> list[ForestChart]:
         """The paired recall and false-positive differences of every candidate against their gates."""
-        charts = []
-        for key, name, line, line_label in (
-            (
-                "recallDifference",
-                "Paired recall difference (candidate − baseline)",
-                -self.thresholds["recallDelta"],
-                f"−δ = {-self.thresholds['recallDelta']:g}",
-            ),
-            (
-                "falsePositiveDifference",
-                "Paired false-positive difference (candidate − baseline)",
-                self.thresholds["fprEpsilon"],
-                f"ε = {self.thresholds['fprEpsilon']:g}",
-            ),
-        ):
-            rows = []
-            for row in self.summary["candidates"]:
-                d = row["paired"][key]
-                rows.append(
-                    ForestRow(
-                        label=short(row["armId"]),
-                        group=row["armId"],
-                        estimate=self.paired_estimate(row["armId"], key),
-                        lower=d.get("lower"),
-                        upper=d.get("upper"),
-                        hover=(
-                            f"{row['armId']}: {fmt.interval(d.get('lower'), d.get('upper'))}, "
-                            f"{d.get('pairs', 0)} pairs, {d.get('discordant', 0)} discordant"
-                        ),
-                    )
-                )
-            rule = "lower bound must be right of" if key == "recallDifference" else "upper bound must be left of"
-            charts.append(
-                ForestChart(
-                    id=f"chart-{'recall' if key == 'recallDifference' else 'fpr'}-difference",
-                    title=name,
-                    caption=(
-                        f"Marker: observed paired difference; bar: the gate's ≥95% bounds. The {rule} the dashed "
-                        f"threshold line ({line_label}). The solid line is zero."
-                    ),
-                    x_title="difference",
-                    rows=unique_labels(rows),
-                    lines=(RefLine(line, line_label), RefLine(0.0, "0")),
-                    x_limits=(-1.0, 1.0),
-                )
-            )
-        return charts
+        return [self._paired_chart(recall=True), self._paired_chart(recall=False)]
 
     def _transport_charts(self) -> list[ForestChart]:
         """The transport pairs' 90% intervals inside their equivalence band (none without pairs)."""
-        if not self.summary["transportEquivalence"]:
+        if not self.facts.transport:
             return []
-        margin = self.thresholds["transportDelta"]
-        rows = []
-        for position, pair in enumerate(self.summary["transportEquivalence"]):
-            d = pair["recallDifference90"]
-            rows.append(
-                ForestRow(
-                    label=f"{short(pair['leftArmId'], 20)} vs {short(pair['rightArmId'], 20)}",
-                    group="transport pairs",
-                    estimate=self.transport_estimate(position),
-                    lower=d.get("lower"),
-                    upper=d.get("upper"),
-                    hover=(
-                        f"{pair['leftArmId']} vs {pair['rightArmId']}: {fmt.interval(d.get('lower'), d.get('upper'))}"
-                    ),
-                )
+        margin = self.thresholds.transport_delta
+        if margin is None:
+            raise ValueError("transport pairs are declared but the campaign has no transportDelta")
+        rows = [
+            ForestRow(
+                label=f"{short(pair.left_arm_id, 20)} vs {short(pair.right_arm_id, 20)}",
+                group="transport pairs",
+                estimate=pair.estimate,
+                lower=pair.lower,
+                upper=pair.upper,
+                hover=f"{pair.left_arm_id} vs {pair.right_arm_id}: {fmt.interval(pair.lower, pair.upper)}",
             )
+            for pair in self.facts.transport
+        ]
         return [
             ForestChart(
                 id="chart-transport",
@@ -428,43 +415,41 @@ class LedgerPageBuilder(LedgerContext):
     # ------------------------------------------------------------------ extended summary
 
     def caveats(self) -> tuple[str, ...]:
-        extended = self.source.extended or {}
-        out = [str(c) for c in extended.get("caveats") or []]
-        hygiene = extended.get("transportPairs") or {}
-        for item in hygiene.get("duplicates") or []:
-            out.append(
-                f"Transport pair #{item.get('index')} repeats pair #{item.get('sameAs')}; it is evaluated twice."
-            )
-        for item in hygiene.get("mirrored") or []:
-            out.append(
-                f"Transport pair #{item.get('index')} mirrors pair #{item.get('mirrors')}; it is evaluated twice."
-            )
+        extended = self.facts.extended
+        if extended is None:
+            return ()
+        out = list(extended.caveats)
+        for index, same_as in extended.duplicate_pairs:
+            out.append(f"Transport pair #{index} repeats pair #{same_as}; it is evaluated twice.")
+        for index, mirrors in extended.mirrored_pairs:
+            out.append(f"Transport pair #{index} mirrors pair #{mirrors}; it is evaluated twice.")
         return tuple(out)
 
     def ledger_page(self) -> PageBundle:
-        s = self.summary
+        s = self.facts
         facts = (
-            ("Campaign", str(s["campaignId"])),
-            ("Corpus version", str(s["corpusVersion"])),
-            ("Prompt envelope", str(s["promptEnvelopeVersion"])),
-            ("Receipts", f"{s['receiptCount']:,}"),
-            ("Receipt schema versions", ", ".join(map(str, s["receiptSchemaVersions"])) or "none"),
-            ("Baseline arm", str(s["baselineArmId"])),
-            ("Statistical method", str(s["statisticalMethod"])),
+            ("Campaign", s.campaign_id),
+            ("Corpus version", s.corpus_version),
+            ("Prompt envelope", s.prompt_envelope_version),
+            ("Receipts", f"{s.receipt_count:,}"),
+            ("Receipt schema versions", ", ".join(map(str, s.receipt_schema_versions)) or "none"),
+            ("Baseline arm", str(s.baseline_arm_id)),
+            ("Statistical method", s.statistical_method),
         )
+        extended = self.result.extended  # the extended analyses' document, offered as extended.json
         page = LedgerPage(
             meta=self.meta(
                 self.url,
                 self.source.title,
                 (("Home", index_url()),),
                 (Link("data.json", "data.json"),)
-                + ((Link("extended.json", "extended.json"),) if self.source.extended is not None else ()),
+                + ((Link("extended.json", "extended.json"),) if extended is not None else ()),
             ),
             ledger_id=self.id,
             facts=facts,
             digests_table=self.digests_table(),
             thresholds_table=self.thresholds_table(),
-            candidates=tuple(self.candidate_block(row, self.url) for row in s["candidates"]),
+            candidates=tuple(self.candidate_block(row, self.url) for row in s.candidates),
             paired_table=self.paired_table(),
             arms_table=self.arms_table(),
             coverage_table=self.coverage_table(),
@@ -472,9 +457,13 @@ class LedgerPageBuilder(LedgerContext):
             containment_table=self.containment_table(),
             transport_table=self.transport_table(),
             charts=self.charts(),
-            note=str(s.get("note", "")),
+            note=s.note,
             caveats=self.caveats(),
             statistics=self.source.statistics,
         )
-        extras = (("extended.json", self.source.extended),) if self.source.extended is not None else ()
-        return PageBundle(page, s, extras)
+        extras = (("extended.json", extended),) if extended is not None else ()
+        return PageBundle(page, self.result.summary, extras)
+
+
+def _or_na(value: object) -> object:
+    return fmt.NA if value is None else value

@@ -6,9 +6,9 @@ summary's, these numbers explain it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from generator.model.ledger_result import GateStatistics, LedgerResult
 from generator.model.stats import REFERENCE_PAIRED_LABEL
 from generator.pages import format as fmt
 from generator.pages.models import Cell, Column, Notice, Row, StatisticsSection, Table
@@ -27,55 +27,43 @@ def _bounds_text(lower: Any, upper: Any, digits: int = 4) -> str:
     return fmt.interval(lower, upper, digits)
 
 
-def ledger_statistics(extended: Mapping[str, Any]) -> StatisticsSection:
+def _gate_row(arm_id: str, gate: GateStatistics) -> Row:
+    return Row(
+        (
+            Cell(arm_id),
+            Cell(_GATE_LABELS.get(gate.condition, gate.condition)),
+            Cell("passed" if gate.passed else "failed", None, None, "pass" if gate.passed else "fail"),
+            fmt.num_cell(gate.pairs, f"{fmt.count(gate.pairs)} ({fmt.count(gate.cases)} cases)"),
+            Cell(f"{gate.wins} / {gate.losses}", None, None, "num"),
+            Cell(_bounds_text(gate.reference_lower, gate.reference_upper), fmt.sort_key(gate.reference_lower)),
+            Cell(
+                _bounds_text(gate.tango_lower, gate.tango_upper),
+                fmt.sort_key(gate.tango_lower),
+                None,
+                "",
+                gate.tango_method,
+            ),
+            Cell(f"p = {fmt.p_value(gate.mcnemar_p)}", fmt.sort_key(gate.mcnemar_p), None, "num", gate.mcnemar_method),
+            Cell(
+                fmt.fixed(gate.design_effect, 2),
+                fmt.sort_key(gate.design_effect),
+                None,
+                "num",
+                gate.clustering_method,
+            ),
+            Cell(gate.sentence),
+        )
+    )
+
+
+def ledger_statistics(result: LedgerResult) -> StatisticsSection:
     """Statistics beside the reference gate: Tango, exact McNemar, design effect, and why a gate failed.
 
     The admission decision stays the reference summary's; these numbers explain it.
     """
-    rows = []
-    for arm_id, candidate in sorted((extended.get("candidates") or {}).items()):
-        for condition, gate in sorted((candidate.get("gates") or {}).items()):
-            reference, tango, mcnemar = gate["reference"], gate["tango"], gate["mcnemar"]
-            clustering, diagnosis = gate["clustering"], gate["diagnosis"]
-            rows.append(
-                Row(
-                    (
-                        Cell(arm_id),
-                        Cell(_GATE_LABELS.get(condition, condition)),
-                        Cell(
-                            "passed" if diagnosis["passed"] else "failed",
-                            None,
-                            None,
-                            "pass" if diagnosis["passed"] else "fail",
-                        ),
-                        fmt.num_cell(gate["pairs"], f"{fmt.count(gate['pairs'])} ({fmt.count(gate['cases'])} cases)"),
-                        Cell(f"{gate['wins']} / {gate['losses']}", None, None, "num"),
-                        Cell(_bounds_text(reference["lower"], reference["upper"]), fmt.sort_key(reference["lower"])),
-                        Cell(
-                            _bounds_text(tango["lower"], tango["upper"]),
-                            fmt.sort_key(tango["lower"]),
-                            None,
-                            "",
-                            tango["method"],
-                        ),
-                        Cell(
-                            f"p = {fmt.p_value(mcnemar['p_value'])}",
-                            fmt.sort_key(mcnemar["p_value"]),
-                            None,
-                            "num",
-                            mcnemar["method"],
-                        ),
-                        Cell(
-                            fmt.fixed(clustering["design_effect"], 2),
-                            fmt.sort_key(clustering["design_effect"]),
-                            None,
-                            "num",
-                            clustering["method"],
-                        ),
-                        Cell(str(diagnosis["sentence"])),
-                    )
-                )
-            )
+    extended = result.facts.extended if result.facts is not None else None
+    candidates = extended.candidates if extended is not None else ()
+    rows = [_gate_row(candidate.arm_id, gate) for candidate in candidates for gate in candidate.gates]
     if not rows:
         return StatisticsSection()
     table = Table(

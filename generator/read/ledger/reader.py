@@ -68,6 +68,7 @@ __all__ = [
     "read_ledger_bytes",
     "read_input_bytes",
     "read_ledger_file",
+    "stream_ledger_bytes",
     "stream_ledger_file",
 ]
 
@@ -185,11 +186,16 @@ def parse_ledger_bytes(data: bytes) -> tuple[list[LedgerEntry], list[LedgerProbl
     The bytes go through the streaming reader a chunk at a time (:class:`_Lines`), so both paths
     follow one set of rules and a line past :data:`LINE_CAP` is never copied or decoded whole.
     """
+    read = stream_ledger_bytes(data, LedgerEntry)
+    return list(read.entries), list(read.problems), read.torn_tail, read.line_count
+
+
+def stream_ledger_bytes(data: bytes, consume: Consume, *, raw: ConsumeRaw | None = None) -> LedgerRead:
+    """:func:`stream_ledger_file` over a ledger's bytes already read (``consume`` and ``raw`` as there)."""
     step = STREAM_CHUNK
     chunks = (data[at : at + step] for at in range(0, len(data), step))
     with gc_paused():
-        read = _stream(chunks, LedgerEntry, lambda: False, None)
-    return list(read.entries), list(read.problems), read.torn_tail, read.line_count
+        return _stream(chunks, consume, lambda: False, None, raw)
 
 
 def _read_bytes(path: str) -> bytes | None:
