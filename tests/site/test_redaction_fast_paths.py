@@ -276,3 +276,12 @@ def test_decode_sites_are_the_pattern_matches(text: str) -> None:
     from generator.model.redaction import normalise
 
     assert [m.span() for m in normalise.sites(text)] == [m.span() for m in normalise.SITES.finditer(text)]
+
+
+def test_a_private_key_longer_than_a_window_is_redacted() -> None:
+    """Found by Hypothesis: a key block whose closing marker lies past the usual 512-character window
+    was not matched at all (the gitleaks rule needs its closing ``KEY-----``)."""
+    text = "see -----BEGIN X PRIVATE KEY BLOCK-----" + "ab\\n+/=" * 200 + "KEY BLOCK----- done"
+    assert _full_scan(_RULES, next(r for r in _RULES.rules if r.kind == "private-key"), text)
+    redacted = Redactor().text(text)
+    assert redacted.startswith("see [redacted:private-key sha256:") and "ab\\n+/=" not in redacted

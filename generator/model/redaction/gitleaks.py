@@ -39,6 +39,11 @@ _RANK = {c: i for i, c in enumerate(_COMMON)}
 #: Widest reach of a rule's match before a keyword (and after one, for unbounded patterns).
 _MAX_LEAD = 256
 _MAX_TAIL = 512
+#: The same for an unbounded pattern that runs across lines to a closing marker (a private key's
+#: ``-----END ... KEY-----``): a 4096-bit key or a PGP key block is several kilobytes, and a match
+#: that cannot close inside its window is not found at all.
+_MAX_LONG_TAIL = 64 * 1024
+_ANY_CHARACTER = re.compile(r"\[\\s\\S|\[\\S\\s|\(\?s")
 _NAME_RUN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 Span = tuple[int, int, int, int, int, str]
 
@@ -244,7 +249,7 @@ def _rule(data: dict[str, Any]) -> Rule:
         # a name = value rule's match starts at most its name prefix (50) before the keyword; another may
         # hold its keyword anywhere (``_mmk`` ends a MaxMind key)
         lead=min(_lead(parsed) + 16, _MAX_LEAD) if gated else min(high, _MAX_LEAD),
-        tail=min(high, _MAX_TAIL),
+        tail=min(high, _MAX_LONG_TAIL if _ANY_CHARACTER.search(data["regex"]) else _MAX_TAIL),
         gate=_GATE if gated else None,
         regex_min=low,
     )
