@@ -123,8 +123,11 @@ def hash12(value: Any) -> str:
 
 
 def p_value(value: Any, digits: int = 4) -> str:
-    """A p-value on the site: ``digits`` significant digits (``.4g``), ``N/A`` when undefined."""
-    return f"{value:.{digits}g}" if is_number(value) else NA
+    """A p-value on the site: ``digits`` significant digits (``.4g``), ``< 0.0001`` below that (never
+    ``6.937e-08``: issue 28), ``N/A`` when undefined."""
+    if not is_number(value):
+        return NA
+    return "< 0.0001" if value < 0.0001 else f"{value:.{digits}g}"
 
 
 def p_value_report(value: float | None) -> str:

@@ -40,7 +40,7 @@ def pair_url(board_id: str, a: str, b: str) -> str:
 def _points(value: float | None) -> str:
     if value is None:
         return fmt.NA
-    return "0.0" if abs(value) < 0.0005 else f"{100 * value:+.1f}"
+    return "0.0" if abs(value) < 0.0005 else f"{100 * value:+.1f}".replace("-", "−")
 
 
 def _pct_interval(iv: Interval) -> str:
@@ -52,7 +52,7 @@ def _pct_interval(iv: Interval) -> str:
 def _diff_interval(iv: Interval) -> str:
     if iv.lower is None or iv.upper is None:
         return fmt.NA
-    return f"[{100 * iv.lower:+.1f}, {100 * iv.upper:+.1f}]"
+    return f"[{100 * iv.lower:+.1f}, {100 * iv.upper:+.1f}]".replace("-", "−")  # a minus sign, not a hyphen
 
 
 def _pct(value: float | None) -> Cell:
