@@ -110,16 +110,17 @@ class _Builder:
 
     def ranking_table(self) -> Table:
         r = self.result
+        treatment = any(s.treatment != s.label for s in r.systems)  # else the column repeats System (issue 28)
         columns = [
             Column("Rank", True),
             Column("Groups", False, "systems that share a letter cannot be told apart (corrected all-pairs test)"),
             Column("Tier", True),
             Column("System"),
-            Column("Treatment"),
+            *([Column("Treatment")] if treatment else []),
         ]
         columns += [Column("pass@1", True), Column("95% interval (t, over tasks)")]
-        columns += [Column(f"pass@{k}", True) for k in r.ks if k != 1]
-        columns += [Column(f"pass^{k}", True, "unbiased: C(c,k)/C(n,k)") for k in r.ks]
+        columns += [Column(f"pass@{k}", True) for k in r.ks if k != 1]  # pass^1 is pass@1: shown once
+        columns += [Column(f"pass^{k}", True, "unbiased: C(c,k)/C(n,k)") for k in r.ks if k != 1]
         columns += [
             Column("Run accuracy", True, "mean of per-run accuracies ± standard error (the benchmark's statistic)"),
             Column("Coverage", True),
@@ -139,12 +140,12 @@ class _Builder:
                 Cell(", ".join(r.groups.get(s.label, ())) or fmt.NA, None, None, "mono"),
                 tier_cell(s.tier),
                 Cell(s.label, None, self.link(self.url, s.label)),
-                Cell(s.treatment),
+                *([Cell(s.treatment)] if treatment else []),
                 _pct(s.pass_at_1),
                 Cell(_pct_interval(first.pass_at_k.interval) if first else fmt.NA),
             ]
             cells += [_pct(by_k[k].pass_at_k.estimate) for k in r.ks if k != 1]
-            cells += [_pct(by_k[k].pass_pow_k_unbiased.estimate) for k in r.ks]
+            cells += [_pct(by_k[k].pass_pow_k_unbiased.estimate) for k in r.ks if k != 1]
             cells += [
                 Cell(shown, fmt.sort_key(ra.mean), None, "num" if ra.mean is not None else "num na", ra.note),
                 fmt.num_cell(s.coverage, f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
@@ -152,12 +153,8 @@ class _Builder:
                 fmt.num_cell(s.duration.mean, fmt.by_kind(s.duration.mean, "seconds")),
             ]
             rows.append(Row(tuple(cells), "muted" if s.label == r.baseline else ""))
-        return Table(
-            "ranking",
-            "Systems by task-macro pass@1 (aligned runs only; N/A = undefined, never 0)",
-            tuple(columns),
-            tuple(rows),
-        )
+        caption = "Systems by task-macro pass@1 (aligned runs only; N/A = undefined, never 0)"
+        return Table("ranking", caption, tuple(columns), tuple(rows))
 
     def baseline_table(self) -> tuple[Table | None, tuple[Notice, ...]]:
         r = self.result
