@@ -129,3 +129,11 @@ def test_example_shows_the_decisions_of_issue_25(example_site):
         assert "all 6 compared pairs of its 5 systems together with Holm" in page and "adjusted p = 0.07812" in page
     trend = (out / "trends" / "comparisons" / "native-vs-beta" / "index.html").read_text(encoding="utf-8")
     assert 'id="gate-guarantee"' in trend and "is at most 5%" in trend
+
+
+def test_the_leaderboard_does_not_restate_its_verdict_column_in_note_boxes(example_site):
+    """Issue 28, item 5: one "Note:" box per system repeated the table; the sentences are one folded list."""
+    out, _report = example_site
+    board = (out / "leaderboards" / "example-agents" / "index.html").read_text(encoding="utf-8")
+    assert '<details class="verdict-sentences">' in board
+    assert board.count('class="notice info"') == 1  # only the family sentence (issue 25)
