@@ -98,6 +98,23 @@ def _works(root: Path, patch: str) -> bool:
     return done.returncode == 0
 
 
+def _report(root: Path, rounds: int, series: dict[str, Series], pairs: list[tuple[str, str, str, str]]) -> None:
+    print(f"mechanisms of {root.name}, medians of {rounds} interleaved round(s):")
+    for item in series.values():
+        print("  " + item.line())
+    print("win = (without - with) / without, of the command's wall time (and CPU time):")
+    for name, command, with_it, without in pairs:
+        on, off = series[with_it], series[without]
+        win, cpu = (off.seconds - on.seconds) / off.seconds, (off.cpu - on.cpu) / off.cpu
+        verdict = "above 10%" if win > 0.10 else "not above 10%"
+        print(
+            f"  {name:<20} {command:<9} with {on.seconds:6.2f} s, without {off.seconds:6.2f} s: "
+            f"win {win:+.1%} wall ({verdict}), {cpu:+.1%} cpu; peak RSS {on.peak_rss / 1e6:.0f} vs "
+            f"{off.peak_rss / 1e6:.0f} MB",
+            flush=True,
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--product-root", type=Path, required=True, help="a checkout that holds the mechanisms")
@@ -170,20 +187,11 @@ def main() -> int:
         settle(work)
         for command in used:  # warm the page cache and the bytecode once
             timed("", command)
-        series: dict[str, Series] = interleaved(args.rounds, jobs)
-        print(f"mechanisms of {root.name}, medians of {args.rounds} interleaved rounds:")
-        for item in series.values():
-            print("  " + item.line())
-        print("win = (without - with) / without, of the command's wall time (and CPU time):")
-        for name, command, with_it, without in pairs:
-            on, off = series[with_it], series[without]
-            win, cpu = (off.seconds - on.seconds) / off.seconds, (off.cpu - on.cpu) / off.cpu
-            verdict = "above 10%" if win > 0.10 else "not above 10%"
-            print(
-                f"  {name:<20} {command:<9} with {on.seconds:6.2f} s, without {off.seconds:6.2f} s: "
-                f"win {win:+.1%} wall ({verdict}), {cpu:+.1%} cpu; peak RSS {on.peak_rss / 1e6:.0f} vs "
-                f"{off.peak_rss / 1e6:.0f} MB"
-            )
+        series: dict[str, Series] = {}
+        for number in range(args.rounds):  # the figures so far after each round (a busy machine is slow)
+            for name, item in interleaved(1, jobs).items():
+                series.setdefault(name, Series(name)).samples.extend(item.samples)
+            _report(root, number + 1, series, pairs)
     finally:
         remove(work)
     return 0
