@@ -16,9 +16,10 @@ most 1.0x the stdlib floor); and, from one more run, the peak of the PSS of all 
 processes together.  The input size counts only the two input
 folders.  Usage:
 
-    python bench/bench_compare.py [--tasks 1000] [--reps 10] [--rounds 3] [--full]
+    python bench/bench_compare.py [--tasks 1000] [--reps 10] [--rounds 3] [--full] [--baseline-root OLD_CHECKOUT]
 
-``--full`` adds 5,000 x 10 (the flat-memory row).
+``--full`` adds 5,000 x 10 (the flat-memory row); ``--baseline-root`` times the same command from
+another checkout (the code before a change) in the same rounds and prints the ratio.
 """
 
 from __future__ import annotations
@@ -218,6 +219,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds (the median is printed)")
     parser.add_argument("--full", action="store_true", help="also the 5,000 x 10 memory row (minutes)")
     parser.add_argument("--product-root", type=Path, default=ROOT, help="run evalsite from this checkout")
+    parser.add_argument("--baseline-root", type=Path, help="also time compare from this checkout, interleaved")
     args = parser.parse_args()
     sizes = [(args.tasks, args.reps)] + ([(5000, args.reps)] if args.full else [])
     peaks: dict[int, int] = {}
@@ -229,16 +231,17 @@ def main() -> int:
         floors = [sys.executable, str(ROOT / "bench" / "floors.py")]
         names = [str(folder) for folder in folders]
         run_child(compare_command(*folders), cwd=args.product_root)  # warm the page cache once for every figure
-        series = interleaved(
-            args.rounds,
-            {
-                "floor: read every byte": partial(run_child, [*floors, "read", *names]),
-                "floor: read + json.loads (stdlib)": partial(run_child, [*floors, "json", *names]),
-                "floor: read + orjson.loads": partial(run_child, [*floors, "orjson", *names]),
-                "evalsite compare --format json": partial(run_child, compare_command(*folders), cwd=args.product_root),
-            },
-        )
-        read, stdlib, fast, product = series.values()
+        jobs = {
+            "floor: read every byte": partial(run_child, [*floors, "read", *names]),
+            "floor: read + json.loads (stdlib)": partial(run_child, [*floors, "json", *names]),
+            "floor: read + orjson.loads": partial(run_child, [*floors, "orjson", *names]),
+            "evalsite compare --format json": partial(run_child, compare_command(*folders), cwd=args.product_root),
+        }
+        if args.baseline_root is not None:
+            run_child(compare_command(*folders), cwd=args.baseline_root)  # its bytecode, once
+            jobs["baseline: evalsite compare"] = partial(run_child, compare_command(*folders), cwd=args.baseline_root)
+        series = interleaved(args.rounds, jobs)
+        read, stdlib, fast, product = list(series.values())[:4]
         runs = 2 * tasks * reps
         print(f"compare at {tasks:,} tasks x {reps} reps: input {size / 1e6:.0f} MB in {runs:,} runs")
         print(f"medians of {args.rounds} interleaved rounds (child processes; peak RSS of each child):")
@@ -247,6 +250,10 @@ def main() -> int:
         print("  " + ratio_line("compare / stdlib json floor", product, stdlib, "target <= 1.0x"))
         print("  " + ratio_line("compare / orjson floor", product, fast, "same parser family"))
         print("  " + ratio_line("compare / read floor", product, read, "information"))
+        if args.baseline_root is not None:
+            baseline = series["baseline: evalsite compare"]
+            print("  " + ratio_line("compare / baseline compare", product, baseline, "speed-up below 1"))
+            print("  " + ratio_line("baseline compare / stdlib json floor", baseline, stdlib, "the same target before"))
         print(f"  peak RSS per run: {product.peak_rss / runs / 1e3:.1f} KB")
         together = tree_memory(compare_command(*folders), cwd=args.product_root)
         if together is not None:

@@ -7,7 +7,7 @@ Reads every file of the built site *SITE* (untimed), then writes the same files 
 *OUT* the way ``evalsite build`` writes them: a staged folder swapped into place, every HTML and
 Markdown page through the final redaction scan (``docs/security.md``: mandatory), every
 ``data.json`` through the same check of its strings (the comparison document's is walked string by
-string), the assets as bytes, files created by the writer's background thread, the manifest and
+string), the assets as bytes, the manifest and
 ``SOURCE_DATE_EPOCH`` mtimes at the end.  No page model is built and nothing is rendered: what
 this costs, any build of that site costs on top of its comparison, however fast its pages are made.
 ``tests/perf/test_site_floor.py`` checks that *OUT* ends up byte-identical to *SITE*, manifest
@@ -59,7 +59,7 @@ def main() -> int:
             items.append((rel, data))
     pages = sum(1 for rel, _ in items if rel.endswith(".html"))
     wall, cpu = time.perf_counter(), time.process_time()
-    with staged_site(out, epoch, redactor) as writer, writer.background():
+    with staged_site(out, epoch, redactor) as writer:
         for rel, content in items:
             if isinstance(content, str):
                 writer.write_text(rel, content)

@@ -57,7 +57,6 @@ from generator.pages.ledger.statistics import ledger_statistics
 from generator.pages.models import Headline, InputDigest, Notice, PageBundle, SiteInfo, StatisticsSection
 from generator.pages.names import phrase
 from generator.pages.trends.page import with_trend_links
-from generator.pipelines.forked import in_child
 from generator.pipelines.history import (
     HistoryOptions,
     check_summary_path,
@@ -154,10 +153,6 @@ def _digest(data: bytes | str) -> str:
 # --------------------------------------------------------------------------- the default core
 
 
-#: From this many runs a comparison's input digests are walked in a forked child (``in_child``).
-_FORK_MIN_RUNS = 2000
-
-
 class DefaultCore:
     """Runs the project's comparison and ledger cores for one config entry each.
 
@@ -194,13 +189,6 @@ class DefaultCore:
         trees = [(f"{side} experiment", path) for side in SIDES for path in entry.side(side).paths]
         if entry.tasks is not None:
             trees.append(("tasks", entry.tasks))
-
-        def tree_inputs() -> list[InputDigest]:
-            return [_tree_input(role, path) for role, path in trees]
-
-        runs = sum(len(experiment.records) for experiment in result.experiments.values())
-        # a large comparison's input digests are walked on the other core while its document is made
-        trees_walked = in_child(tree_inputs) if runs >= _FORK_MIN_RUNS else tree_inputs
         output = render_comparison(result)
         document = output.document
         instructions: dict[str, str | None] = {}
@@ -210,7 +198,7 @@ class DefaultCore:
         document_text = json_text(document)  # serialised once: hashed here, written as data.json
         inputs = [
             InputDigest("comparison document", "data.json", _digest(document_text), "evalsite.comparison.v1"),
-            *trees_walked(),
+            *(_tree_input(role, path) for role, path in trees),
         ]
         transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
         status = status_sentences({side: output.result.experiments[side].logs for side in SIDES})

@@ -11,9 +11,8 @@ builder use :func:`run_comparison`; :func:`report_text` and
 
 from __future__ import annotations
 
+import contextlib
 import json
-import multiprocessing
-import sys
 from array import array
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -32,7 +31,7 @@ from generator.model.jsonfmt import json_text
 from generator.model.packed import ArtifactTable, LazySequence, PairedArtifacts
 from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport, Telemetry
 from generator.model.stats import ExperimentComparison
-from generator.pipelines import forked
+from generator.pipelines import parallel
 from generator.pipelines.progress import stage
 from generator.read.comet.experiment import (
     ExperimentPlan,
@@ -45,7 +44,7 @@ from generator.read.comet.experiment import (
 from generator.read.comet.manifest import fallback_manifest
 from generator.read.comet.matrix import load_matrix
 from generator.read.formats import AUTO, check_shape, detect_format, load_side, run_telemetry
-from generator.read.safe_io import Identity, batched_reads, merge_recorded, take_recorded
+from generator.read.safe_io import batched_reads
 from generator.render.comparison.document import STREAMED, comparison_document
 from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
@@ -177,20 +176,20 @@ class _Job:
         return run_telemetry(self.format, self.experiment, self.record, rebase=self.rebase)
 
 
-_POOL_JOBS: list[_Job] = []  # set before the pool forks; the workers read their jobs from here
-
-
-def _pool_job(index: int) -> tuple[Artifact, dict[Identity, str]]:
-    artifact = _POOL_JOBS[index].run()
-    return artifact, take_recorded()  # digests of the files read, when the build records them
-
-
 def _workers(runs: int) -> int:
     """How many processes read raw stdout: 1 for small inputs, else one per usable core.
 
-    ``EVALSITE_WORKERS`` overrides the choice (``1`` never starts a pool): ``forked.workers``.
+    ``EVALSITE_WORKERS`` overrides the choice (``1`` never starts a pool): ``parallel.workers``.
     """
-    return forked.workers(runs, POOL_MIN_RUNS)
+    return parallel.workers(runs, POOL_MIN_RUNS)
+
+
+#: Jobs (raw stdout files) per task of the pool.
+_JOBS_PER_TASK = 64
+
+
+def _artifacts_task(jobs: Sequence[_Job], indices: range) -> list[Artifact]:
+    return [jobs[index].run() for index in indices]
 
 
 def _read_artifacts(jobs: list[_Job], tick: Callable[[], None]) -> list[Artifact]:
@@ -199,41 +198,27 @@ def _read_artifacts(jobs: list[_Job], tick: Callable[[], None]) -> list[Artifact
     Each run's telemetry depends on that run's files alone and the results come back in job
     order, so the outcome is the same whichever way it is read.
     """
-    global _POOL_JOBS
-    workers = min(_workers(len(jobs)), len(jobs))
-    if workers < 2:
-        out = []
-        for job in jobs:
-            out.append(job.run())
-            tick()
-        return out
-    _POOL_JOBS = jobs
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            read = []
-            for artifact, digests in pool.imap(_pool_job, range(len(jobs)), chunksize=64):
+    tasks = [range(start, min(start + _JOBS_PER_TASK, len(jobs))) for start in range(0, len(jobs), _JOBS_PER_TASK)]
+    read: list[Artifact] = []
+    with contextlib.closing(parallel.ordered_map(_artifacts_task, jobs, tasks, _workers(len(jobs)))) as done:
+        for artifacts in done:
+            for artifact in artifacts:
                 read.append(artifact)
-                if digests:
-                    merge_recorded(digests)
                 tick()
-            return read
-    finally:
-        _POOL_JOBS = []
+    return read
 
 
 #: Report files read per task of the pool (their runs' raw stdout is read with them).
 _REPORTS_PER_TASK = 32
 
-_POOL_PLANS: list[ExperimentPlan] = []  # set before the pool forks, like _POOL_JOBS
-_POOL_REBASE = [False]
-
 Loaded = LoadedRun | SkippedReport | None
+_Plans = tuple[Sequence[ExperimentPlan], bool]  # the plans and whether artifact paths are rebased
 
 
-def _read_reports_task(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
+def _read_reports_task(plans: _Plans, task: tuple[int, int, int]) -> list[Loaded]:
     """Reports ``start:stop`` of one plan, each with its raw stdout's telemetry (a pool task)."""
     index, start, stop = task
-    return _read_batch(_POOL_PLANS[index], start, stop, _POOL_REBASE[0]), take_recorded()
+    return _read_batch(plans[0][index], start, stop, plans[1])
 
 
 def _read_batch(plan: ExperimentPlan, start: int, stop: int, rebase: bool) -> list[Loaded]:
@@ -251,10 +236,6 @@ def _read_batch(plan: ExperimentPlan, start: int, stop: int, rebase: bool) -> li
     return loaded
 
 
-def _import_statistics() -> None:
-    import generator.analyze.stats.experiment  # noqa: F401  (numpy, scipy.stats: about 70 MB)
-
-
 StatisticsData = tuple[Mapping[str, list[bool]], Mapping[str, list[bool]], tuple[int, ...], int]
 
 
@@ -266,67 +247,24 @@ def _paired_statistics(data: StatisticsData) -> ExperimentComparison:
     return paired_comparison(candidate, baseline, ks, total_tasks=total)
 
 
-class _Statistics:
-    """Where the paired statistics are computed: in a helper process when that saves time, else here.
-
-    A helper is forked as the comparison starts (while this process is small): it imports the
-    statistics (numpy and scipy: most of a second and about 70 MB) while the runs are read, then
-    computes them from the outcomes (a few booleans a run), so this process -- and the workers and
-    children it forks later -- never holds scipy.  It is asked when its import is done, or for a
-    pair the readers' pool reads (from :data:`POOL_MIN_RUNS` runs: reading outlasts the import);
-    a small comparison that would have to wait for it ends it and computes them here.  Once scipy
-    is imported here (a test, an earlier entry of a build), no helper is started.
-    """
-
-    def __init__(self) -> None:
-        self._helper: forked.Helper[StatisticsData, ExperimentComparison] | None = None
-        if "scipy" not in sys.modules:
-            self._helper = forked.Helper.start(_paired_statistics, _import_statistics)
-
-    def compute(self, data: StatisticsData, runs: int) -> ExperimentComparison:
-        helper = self._helper
-        if helper is not None and (helper.ready() or (runs >= POOL_MIN_RUNS and _workers(runs) > 1)):
-            return helper.compute(data)
-        self.close()
-        return _paired_statistics(data)
-
-    def close(self) -> None:
-        if self._helper is not None:
-            self._helper.close()
-            self._helper = None
-
-
-def _pool_reports(task: tuple[int, int, int]) -> tuple[list[Loaded], dict[Identity, str]]:
-    return _read_reports_task(task)  # looked up in the worker (so tests can watch it)
+def _pool_reports(plans: _Plans, task: tuple[int, int, int]) -> list[Loaded]:
+    return _read_reports_task(plans, task)  # looked up when called (so tests can watch it)
 
 
 def _read_plans(plans: list[ExperimentPlan], rebase: bool, tick: Callable[[], None]) -> Generator[Loaded, None, None]:
     """Every report of every plan, in plan and file order, read in this process or in forked workers."""
-    global _POOL_PLANS
     tasks = [
         (index, start, min(start + _REPORTS_PER_TASK, len(plan.names)))
         for index, plan in enumerate(plans)
         for start in range(0, len(plan.names), _REPORTS_PER_TASK)
     ]
-    workers = min(_workers(sum(len(plan.names) for plan in plans)), len(tasks))
-    _POOL_PLANS, _POOL_REBASE[0] = plans, rebase
-    try:
-        if workers < 2:
-            for index, start, stop in tasks:
-                for item in _read_batch(plans[index], start, stop, rebase):
-                    tick()
-                    yield item
-            return
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = pool.imap(_pool_reports, tasks)
-            for loaded, digests in results:
-                if digests:
-                    merge_recorded(digests)
-                for item in loaded:
-                    tick()
-                    yield item
-    finally:
-        _POOL_PLANS = []
+    runs = sum(len(plan.names) for plan in plans)
+    # closed when the reading stops early (an error): the workers are ended then
+    with contextlib.closing(parallel.ordered_map(_pool_reports, (plans, rebase), tasks, _workers(runs))) as done:
+        for loaded in done:
+            for item in loaded:
+                tick()
+                yield item
 
 
 def _comet_format(fmt: str, path: Path) -> bool:
@@ -427,14 +365,10 @@ def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     _check_folder(inputs.tasks_dir, "tasks")
     _check_folder(inputs.eval_root, "eval root")
 
-    statistics = _Statistics()
-    try:
-        return _compare(inputs, ks, statistics)
-    finally:
-        statistics.close()
+    return _compare(inputs, ks)
 
 
-def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics) -> ComparisonResult:
+def _compare(inputs: ComparisonInputs, ks: tuple[int, ...]) -> ComparisonResult:
     manifests: dict[str, CaseManifest] = {}
 
     def manifest_for(task: str) -> CaseManifest:
@@ -492,7 +426,7 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...], paired: _Statistics)
             results[side].setdefault(pair.task, []).append(pair.side(side).passed)
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
     data: StatisticsData = (results["candidate"], results["baseline"], ks, len(alignment.tasks))
-    statistics = paired.compute(data, sum(len(experiment.records) for experiment in experiments.values()))
+    statistics = _paired_statistics(data)
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs

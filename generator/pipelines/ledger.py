@@ -41,7 +41,6 @@ from generator.write.ledger.append import AppendResult, RepairReport
 if TYPE_CHECKING:
     from generator.analyze.ledger.verify import VerifyReport
     from generator.model.ledger_result import LedgerResult
-    from generator.pipelines.forked import Helper
 
 __all__ = [
     "append_receipt",
@@ -152,21 +151,6 @@ def check_ledger_stream(
 # --------------------------------------------------------------------------- the result
 
 
-def _import_bounds() -> None:
-    import generator.analyze.stats.binomial  # noqa: F401  (numpy, scipy.special)
-
-
-def _bounds_helper() -> Helper[list[Any], list[Any]] | None:
-    """A helper process that imports what the exact bounds need (numpy, ``scipy.special``: about a
-    third of a summary's time) while this process reads and counts the ledger, then computes them
-    with ``bounds.compute_here`` (``binomial.ledger_bounds``).  Started before anything else is
-    opened (the child holds no lock and no ledger)."""
-    from generator.analyze.ledger.bounds import compute_here
-    from generator.pipelines.forked import Helper
-
-    return Helper.start(compute_here, _import_bounds)
-
-
 def summarize_ledger(
     campaign_path: PathLike,
     ledger_path: PathLike,
@@ -174,7 +158,6 @@ def summarize_ledger(
     extended: bool = True,
     lock: str = "existing",
     facts: bool = True,
-    parallel: bool = False,
 ) -> LedgerResult:
     """Summarize a ledger strictly: the reference summary, the extended analyses and their facts.
 
@@ -182,22 +165,15 @@ def summarize_ledger(
     would meet (an unreadable line, an invalid receipt, a duplicate, a bad rerun link).  The ledger
     is checked while it streams and only slim copies of its receipts are held.  ``facts=False``
     leaves out the page facts (and the power analysis they import), as the CLI does.
-    ``parallel=True`` (the CLI) imports scipy in a helper process while the ledger is read (the
-    helper then computes the exact bounds: :func:`_bounds_helper`) and computes the baseline arm's
-    metrics in a forked child meanwhile; the result is the same.  The site takes the same route
+    The site takes the same route
     (:func:`site_result`): :func:`_checked`, :func:`_summary`, :func:`_result`.
     """
     from generator.analyze.ledger.checks import require_sound
 
-    helper = _bounds_helper() if parallel else None
-    try:
-        campaign = load_campaign(campaign_path)
-        ledger, keep = _checked(campaign, ledger_path, lock=lock, extended=extended)
-        require_sound(ledger.problems)
-        summary = _summary(campaign, ledger, keep, parallel=parallel, helper=helper)
-    finally:
-        if helper is not None:
-            helper.close()
+    campaign = load_campaign(campaign_path)
+    ledger, keep = _checked(campaign, ledger_path, lock=lock, extended=extended)
+    require_sound(ledger.problems)
+    summary = _summary(campaign, ledger, keep)
     return _result(campaign, ledger, summary, extended=extended, facts=facts)
 
 
@@ -218,9 +194,7 @@ def _checked(campaign: Campaign, source: PathLike | bytes, *, lock: str, extende
     return ledger, keep
 
 
-def _summary(
-    campaign: Campaign, ledger: LedgerRead, keep: Any, *, parallel: bool = False, helper: Any = None
-) -> dict[str, Any]:
+def _summary(campaign: Campaign, ledger: LedgerRead, keep: Any) -> dict[str, Any]:
     """The reference summary of a checked, sound ledger (from the rows or slim receipts it kept)."""
     from generator.analyze.ledger.slim import SummaryRows
     from generator.analyze.ledger.summary import build_summary, summary_of_rows
@@ -229,15 +203,11 @@ def _summary(
     assert check is not None
     kept = [entry.value for entry in check.valid]  # every entry, when sound
     digest = check.ledger_digest
-    from generator.pipelines.forked import in_child
-
-    aside = in_child if parallel else None
-    bounds = helper.compute if helper is not None else None
     with gc_paused():
         if isinstance(keep, SummaryRows):
             assert digest is not None
-            return summary_of_rows(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
-        return build_summary(campaign, kept, ledger_digest=digest, aside=aside, bounds=bounds)
+            return summary_of_rows(campaign, kept, ledger_digest=digest)
+        return build_summary(campaign, kept, ledger_digest=digest)
 
 
 def _result(
@@ -428,7 +398,7 @@ def run_summarize(
     # The collector stays paused until the receipts are gone (re-enabled while they are alive, it
     # would scan every one of them once): no reference cycles are built here.
     with Progress(progress_wanted()), gc_paused():
-        result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended), facts=False, parallel=True)
+        result = summarize_ledger(campaign_path, ledger_path, extended=bool(extended), facts=False)
     summary = result.summary
     with gc_paused():
         text = canonical_text(summary)

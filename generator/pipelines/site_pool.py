@@ -1,4 +1,4 @@
-"""Render and write a site's pages on every core: forked workers, results merged in page order.
+"""Render and write a site's pages on every core: worker processes, results merged in page order.
 
 Each page bundle (its HTML, ``data.json`` and extras) depends on that bundle alone, so workers
 render and write bundles into the staged site folder in any order while the parent keeps the
@@ -13,15 +13,16 @@ inherited, so the parent neither builds nor sends a thousand page models.
 
 from __future__ import annotations
 
+import contextlib
 import gc
-import multiprocessing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from generator.model.redaction import Redactor
 from generator.pages.models import PageBundle
 from generator.pages.urls import page_dir
-from generator.pipelines import forked
+from generator.pipelines import parallel
 from generator.render.env import render_page
 from generator.write.site import SiteWriter
 
@@ -58,8 +59,6 @@ def _item_url(item: Item) -> str:
 
 #: Bundles per task sent to a worker (results still come back in bundle order).
 _CHUNK = 8
-
-_JOBS: list[tuple[Sequence[Item], Path, SiteWriter]] = []  # set before the fork; workers read it
 
 
 def bundle_paths(bundle: Item) -> list[str]:
@@ -98,19 +97,16 @@ def write_page(writer: SiteWriter, url: str, html: str, data: object, extras: Se
 
 
 _Result = tuple[int, dict[str, int], dict[str, str], dict[str, set[str]]]
+_Shared = tuple[Sequence[Item], Path, Path, Redactor]  # the items, the templates, the site root, the redactor
 
 
-def _job(indices: range) -> list[_Result]:
-    """Bundles ``indices`` written by one worker, their files created while the next is rendered."""
-    bundles, templates, parent = _JOBS[0]
+def _job(shared: _Shared, indices: range) -> list[_Result]:
+    """Bundles ``indices`` rendered and written by one worker: each page's size and what it wrote."""
+    bundles, templates, root, redactor = shared
     out: list[_Result] = []
-    writers: list[tuple[int, SiteWriter]] = []
-    files = SiteWriter(parent.root, parent.redactor)
-    with files.background():
-        for index in indices:
-            writer = files.sharing()  # one thread creates the files of every bundle
-            writers.append((write_one(writer, _made(bundles[index]), templates), writer))
-    for size, writer in writers:  # every file is written before the results are reported
+    for index in indices:
+        writer = SiteWriter(root, redactor)  # its own record of what this bundle wrote
+        size = write_one(writer, _made(bundles[index]), templates)
         out.append((size, writer.written, writer.digests, writer.redacted))
     return out
 
@@ -128,7 +124,7 @@ def write_bundles(
     site) stays out of the garbage collector meanwhile: no collection walks it again and again while
     the pages are made, and in forked workers no memory page of it is copied only to be walked.
     """
-    workers = min(forked.workers(len(bundles), POOL_MIN_PAGES), len(bundles))
+    workers = min(parallel.workers(len(bundles), POOL_MIN_PAGES), len(bundles))
     gc.freeze()
     try:
         _write_all(writer, bundles, templates, on_page, tick, workers)
@@ -144,25 +140,20 @@ def _write_all(
     tick: Callable[[], None],
     workers: int,
 ) -> None:
-    global _JOBS
     if workers < 2:
-        with writer.background():  # files created while the next page is rendered
-            for item in bundles:
-                bundle = _made(item)
-                on_page(bundle.page.meta.url, write_one(writer, bundle, templates))
-                tick()
+        for item in bundles:
+            bundle = _made(item)
+            on_page(bundle.page.meta.url, write_one(writer, bundle, templates))
+            tick()
         return
     for item in bundles:
         for path in bundle_paths(item):
             writer.claim(path)
-    _JOBS = [(bundles, templates, writer)]
     chunks = [range(start, min(start + _CHUNK, len(bundles))) for start in range(0, len(bundles), _CHUNK)]
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            results = (result for chunk in pool.imap(_job, chunks) for result in chunk)
-            for item, (size, written, digests, redacted) in zip(bundles, results, strict=True):
-                writer.merge(written, digests, redacted)
-                on_page(_item_url(item), size)
-                tick()
-    finally:
-        _JOBS = []
+    shared = (bundles, templates, writer.root, writer.redactor)
+    with contextlib.closing(parallel.ordered_map(_job, shared, chunks, workers)) as done:
+        results = (result for chunk in done for result in chunk)
+        for item, (size, written, digests, redacted) in zip(bundles, results, strict=True):
+            writer.merge(written, digests, redacted)
+            on_page(_item_url(item), size)
+            tick()

@@ -33,7 +33,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
@@ -46,9 +45,6 @@ from generator.write.building import (
     start_build,
 )
 
-if TYPE_CHECKING:
-    import queue
-
 __all__ = ["MARKER", "PLOTLY_BUNDLE", "JsonText", "SiteWriter", "plotly_js", "staged_site"]
 
 MARKER = ".evalsite-site"
@@ -56,7 +52,6 @@ _MARKER_SCHEMA = "evalsite.site-manifest.v1"
 _MARKER_NOTE = "Written by `evalsite build`. Every file listed here is replaced on the next build; others are kept."
 _MAX_MARKER_BYTES = 64 * 1024 * 1024
 _FILE_MODE = 0o644
-_QUEUED_FILES = 32  # files waiting for the background writer at most (their bytes are held)
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _DIR_MODE = 0o755
 
@@ -99,7 +94,6 @@ class SiteWriter:
         self.digests: dict[str, str] = {}
         self._texts: dict[str, str] = {}  # redacted form of short strings already seen in data.json files
         self._folders: set[Path] = set()  # folders known to exist below root (made or seen by a write)
-        self._queue: queue.Queue[tuple[Path, bytes] | None] | None = None  # see background()
         #: Paths of the previous site that were not deleted (not listed, changed, or on another device).
         self.kept: list[str] = []
         self.kept_in: str | None = None
@@ -129,10 +123,7 @@ class SiteWriter:
         target = self._target(rel_path)
         self.written[rel_path] = len(data)
         self.digests[rel_path] = hashlib.sha256(data).hexdigest()
-        if self._queue is not None:
-            self._queue.put((target, data))
-        else:
-            self._create(target, data)
+        self._create(target, data)
 
     def _create(self, target: Path, data: bytes) -> None:
         parent = target.parent
@@ -150,53 +141,6 @@ class SiteWriter:
             os.fchmod(fd, _FILE_MODE)
         finally:
             os.close(fd)
-
-    def sharing(self) -> SiteWriter:
-        """A new writer on the same root and redactor (its own record of what it wrote) whose files
-        go through this writer's :meth:`background` thread while that block lasts."""
-        other = SiteWriter(self.root, self.redactor)
-        other._queue = self._queue
-        return other
-
-    @contextmanager
-    def background(self) -> Iterator[None]:
-        """Within the block, files are created and written by a thread while this one goes on.
-
-        Creating a file costs a few system calls that wait on the filesystem's journal (0.1 ms to
-        over 1 ms a file on a busy disk), during which the page renderer would stand idle; the
-        thread overlaps them with the rendering of the next pages.  The block ends once every file
-        is written; the first error of the thread is raised then (the site is staged, so a failed
-        write fails the build as it would have one file earlier).  Sizes and digests are recorded
-        at once, as before.
-        """
-        import queue
-        import threading
-
-        if self._queue is not None:
-            yield
-            return
-        jobs: queue.Queue[tuple[Path, bytes] | None] = queue.Queue(maxsize=_QUEUED_FILES)
-        failed: list[BaseException] = []
-
-        def work() -> None:
-            while (job := jobs.get()) is not None:
-                if not failed:
-                    try:
-                        self._create(*job)
-                    except BaseException as error:  # re-raised in the writing thread
-                        failed.append(error)
-
-        thread = threading.Thread(target=work, name="evalsite-site-writer", daemon=True)
-        thread.start()
-        self._queue = jobs
-        try:
-            yield
-        finally:
-            self._queue = None
-            jobs.put(None)
-            thread.join()
-        if failed:
-            raise failed[0]
 
     def write_text(self, rel_path: str, text: str) -> None:
         text = self.redactor.final_text(text)  # each byte scanned once by the rules, no pre-check first

@@ -5,17 +5,15 @@
   generated ledgers: random arms, cases, repeats in any order, reruns, v1 receipts, every flag,
   detected-defect subsets in any order, usages, decodings (``0.0`` / ``-0.0`` / ints / strings),
   latency classes, maker containment, transport pairs.
-* The CLI path (rows kept while the ledger streams, ``slim.SummaryRows``; the bounds computed by a
-  helper process that imported scipy meanwhile; the baseline in a forked child) gives the same
-  bytes as well.
-* ``counted_difference`` is ``paired_difference``; the helper's values are ``ledger_bounds``'s; a
-  helper that fails is replaced by the computation here; an unused helper is ended.
+* The CLI path (rows kept while the ledger streams, ``slim.SummaryRows``) gives the same bytes as
+  well.
+* ``counted_difference`` is ``paired_difference``; bounds asked while counting are filled with
+  ``ledger_bounds``'s values.
 """
 
 from __future__ import annotations
 
 import json
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +30,6 @@ from generator.analyze.ledger.summary import build_summary, summary_of_rows
 from generator.analyze.stats.binomial import counted_difference, ledger_bounds, paired_difference
 from generator.model.ledger import LedgerEntry
 from generator.pipelines import ledger as pipeline
-from generator.pipelines.forked import in_child
 from tests.ledger import summary_oracle
 from tests.support.hypo import examples
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
@@ -197,12 +194,9 @@ def test_the_cli_path_gives_the_same_summary(tmp_path: Path) -> None:
     campaign_path, ledger_path = _write(tmp_path, receipts)
     expected = _oracle(receipts)
     for extended in (False, True):
-        result = pipeline.summarize_ledger(campaign_path, ledger_path, extended=extended, facts=False, parallel=True)
+        result = pipeline.summarize_ledger(campaign_path, ledger_path, extended=extended, facts=False)
         assert canonical_text(result.summary) == expected
-    one = pipeline.summarize_ledger(campaign_path, ledger_path, extended=False, facts=False)
-    assert canonical_text(one.summary) == expected
-    forked = build_summary(CAMPAIGN, receipts, aside=partial(in_child, force=True))
-    assert canonical_text(forked) == expected
+    assert canonical_text(build_summary(CAMPAIGN, receipts)) == expected
 
 
 def test_slim_receipts_give_the_rows_of_the_parsed_receipts() -> None:
@@ -235,17 +229,6 @@ def test_counted_difference_is_the_paired_difference_of_the_flags(pairs: list[tu
     assert counted_difference(len(pairs), wins, losses, mode) == paired_difference(candidate, baseline, mode)
 
 
-ASKS: list[tuple[Any, ...]] = [
-    ("interval", 0, 0),
-    ("interval", 0, 10),
-    ("interval", 10, 10),
-    ("interval", 37, 5000),
-    ("paired", 0, 0, 0, "one_sided"),
-    ("paired", 900, 3, 40, "one_sided"),
-    ("paired", 12, 5, 0, "transport_90"),
-]
-
-
 def test_bounds_fill_every_place_they_were_asked_for() -> None:
     bounds = Bounds()
     first: dict[str, Any] = {"a": 1}
@@ -267,22 +250,6 @@ def test_bounds_fill_every_place_they_were_asked_for() -> None:
         again = Bounds()
         again.interval({}, "x", 1, 2)
         again.fill(lambda asks: [])
-
-
-def test_the_bounds_helper_answers_what_ledger_bounds_computes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = pipeline._bounds_helper()
-    assert helper is not None
-    assert helper.compute(list(ASKS)) == ledger_bounds(ASKS)
-    assert helper.compute(list(ASKS[:2])) == ledger_bounds(ASKS[:2])  # a second ask: computed here
-
-
-def test_a_failing_helper_is_replaced_by_the_computation_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = pipeline._bounds_helper()
-    assert helper is not None
-    with pytest.raises(ValueError, match="unknown bound"):  # the helper failed on it; so does this process
-        helper.compute([("no such bound", 1)])
 
 
 def test_the_counting_imports_no_numpy() -> None:
@@ -332,5 +299,5 @@ def test_repeats_decided_from_their_bytes_keep_the_rows_of_their_receipts(tmp_pa
     assert decided >= len(receipts) // 2  # most lines took the byte path (SummaryRows.vary)
     assert [entry.value for entry in check.valid] == arms.receipt_rows(receipts)
     campaign_path, ledger_path = _write(tmp_path, receipts)
-    result = pipeline.summarize_ledger(campaign_path, ledger_path, extended=False, facts=False, parallel=True)
+    result = pipeline.summarize_ledger(campaign_path, ledger_path, extended=False, facts=False)
     assert canonical_text(result.summary) == _oracle(receipts)

@@ -255,22 +255,6 @@ def test_templates_are_capped() -> None:
     assert len(templates) == MAX_TEMPLATES
 
 
-def test_baseline_metrics_computed_in_a_child_give_the_same_summary() -> None:
-    from functools import partial
-
-    from generator.analyze.ledger.summary import build_summary
-    from generator.pipelines.forked import in_child
-
-    receipts = [copy.deepcopy(item) for item in SEEDS]
-    here = build_summary(CAMPAIGN, receipts)
-    forked = build_summary(CAMPAIGN, receipts, aside=partial(in_child, force=True))
-    assert canonical_text(forked) == canonical_text(here)
-    assert list(forked["arms"]) == list(here["arms"])
-
-
-# the second-core helper itself (a failing child, an error reaching the caller): tests/test_forked.py
-
-
 @settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(st.sampled_from(V2), mutated()), max_size=6))
 def test_the_append_check_refuses_exactly_what_the_full_validator_refuses(values: list[Any]) -> None:

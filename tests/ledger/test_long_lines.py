@@ -227,7 +227,7 @@ def _limited(*args: str) -> subprocess.CompletedProcess[bytes]:
             cwd=ROOT,
             capture_output=True,
             timeout=TIMEOUT,
-            # summarize's helper process imports numpy meanwhile: one BLAS thread fits the limit
+            # summarize imports numpy: one BLAS thread fits the limit
             env={**os.environ, "PYTHONPATH": str(ROOT), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"},
             preexec_fn=limit,
         )

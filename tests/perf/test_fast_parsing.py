@@ -20,7 +20,6 @@ from generator.read.comet.telemetry import (
     InvalidTelemetry,
     _cannot_count,
     extract_telemetry,
-    extract_telemetry_prefiltered,
     extract_telemetry_stdlib,
 )
 from generator.read.ledger.files import has_long_digit_run, long_digit_lines, parse_line, parse_line_stdlib
@@ -184,14 +183,6 @@ def _outcome(function: Any, text: str) -> tuple[str, str]:
 def test_telemetry_matches_the_stdlib_reading(lines: list[str], separator: str) -> None:
     text = separator.join(lines) + "\n"
     assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_stdlib, text)
-
-
-@settings(max_examples=examples(400), deadline=None)
-@given(st.lists(st.one_of(_event(), _junk()), max_size=8), st.sampled_from(["\n", "\n\n", "\r\n"]))
-def test_the_unrolled_scan_is_the_plain_pre_filtered_loop(lines: list[str], separator: str) -> None:
-    """``extract_telemetry`` writes the pre-filter, orjson and the assistant handler out inline."""
-    text = separator.join(lines) + "\n"
-    assert _outcome(extract_telemetry, text) == _outcome(extract_telemetry_prefiltered, text)
 
 
 @settings(max_examples=examples(500), deadline=None)

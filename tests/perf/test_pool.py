@@ -40,10 +40,10 @@ def test_the_pool_really_runs_in_other_processes(
     log = tmp_path / "pids.txt"
     original = compare._read_reports_task
 
-    def spy(task: tuple[int, int, int]) -> object:
+    def spy(plans: object, task: tuple[int, int, int]) -> object:
         with open(log, "a") as handle:  # the workers' memory is their own: they report through a file
             handle.write(f"{os.getpid()}\n")
-        return original(task)
+        return original(plans, task)  # type: ignore[arg-type]
 
     monkeypatch.setattr(compare, "_read_reports_task", spy)
     monkeypatch.setenv("EVALSITE_WORKERS", "2")

@@ -5,13 +5,9 @@ costs about as much as a third of the whole summary.  So the summary does not co
 where it counts one: it *asks* (:meth:`Bounds.interval`, :meth:`Bounds.paired`), leaving ``None``
 in its place, and once everything is counted :meth:`Bounds.fill` has every bound computed in one
 call and puts each value where it was asked for.  The values are made by one function,
-``generator.analyze.stats.binomial.ledger_bounds`` -- in this process, or in a helper process that
-imported scipy while the ledger was being read (``pipelines.ledger``) -- so they are the same
-either way.  An ask is a plain tuple of counts (picklable): ``("interval", successes, total)`` or
+``generator.analyze.stats.binomial.ledger_bounds``, so counting needs no scipy.
+An ask is a plain tuple of counts: ``("interval", successes, total)`` or
 ``("paired", pairs, wins, losses, mode)``.
-
-A :class:`Bounds` and the objects it fills may be pickled together (one ``pickle.dumps`` keeps
-their shared references), which is how a forked child hands back its counted metrics.
 """
 
 from __future__ import annotations

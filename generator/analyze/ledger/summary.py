@@ -25,7 +25,7 @@ It is pure: no file access, no clock, no printing.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
 from generator.analyze.ledger.arms import (
@@ -272,34 +272,21 @@ def _condition_flags(
     }
 
 
-#: ``aside(compute)`` starts ``compute()`` -- here, or in another process -- and returns a function
-#: that gives its result (see :func:`build_summary`).
-Aside = Callable[[Callable[[], Any]], Callable[[], Any]]
-
-
-def _here(compute: Callable[[], Any]) -> Callable[[], Any]:
-    value = compute()
-    return lambda: value
-
-
 def build_summary(
     campaign: Campaign,
     receipts: Sequence[Receipt],
     *,
     ledger_digest: str | None = None,
-    aside: Aside | None = None,
     bounds: Compute | None = None,
 ) -> dict[str, Any]:
     """The upstream summary for receipts already known to be valid and unique.
 
     ``ledger_digest`` may carry the ``ledger1:`` digest of exactly these
-    receipts when the caller has already computed it.  ``aside`` may compute the baseline arm's
-    metrics while the rest is computed (the CLI gives it to a forked process, the other core);
-    ``bounds`` computes the exact intervals asked for while counting (default: here, see
-    ``analyze/ledger/bounds.py``).  The result is the same.
+    receipts when the caller has already computed it.  ``bounds`` computes the exact intervals
+    asked for while counting (default: here, see ``analyze/ledger/bounds.py``).
     """
     digest = ledger_digest or _ledger_digest(receipts)
-    return summary_of_rows(campaign, receipt_rows(receipts), ledger_digest=digest, aside=aside, bounds=bounds)
+    return summary_of_rows(campaign, receipt_rows(receipts), ledger_digest=digest, bounds=bounds)
 
 
 def summary_of_rows(
@@ -307,13 +294,12 @@ def summary_of_rows(
     rows: Sequence[Row],
     *,
     ledger_digest: str,
-    aside: Aside | None = None,
     bounds: Compute | None = None,
 ) -> dict[str, Any]:
     """:func:`build_summary` from the receipts' rows (``arms.receipt_rows``, or kept as the ledger
     streamed: ``slim.SummaryRows``) and their ``ledger1:`` digest."""
     try:
-        return _build(campaign, rows, ledger_digest, aside or _here, bounds or compute_here)
+        return _build(campaign, rows, ledger_digest, bounds or compute_here)
     except OverflowError as exc:
         raise LedgerDataError(
             "a wallMs, token or cost value is too large to summarize as a floating-point number"
@@ -347,19 +333,15 @@ def _by_case(rows: Iterable[Row]) -> dict[str, list[Row]]:
     return grouped
 
 
-def _build(campaign: Campaign, receipts: Sequence[Row], digest: str, aside: Aside, compute: Compute) -> dict[str, Any]:
+def _build(campaign: Campaign, receipts: Sequence[Row], digest: str, compute: Compute) -> dict[str, Any]:
     manifest, thresholds = campaign.manifest, campaign.thresholds
     by_arm, versions, envelope, execution = _by_arm(receipts)
     baseline = manifest["baseline"]
     baseline_items = by_arm.get(baseline["armId"], [])
 
-    def baseline_part() -> tuple[dict[str, Any], Bounds]:
-        asked = Bounds()
-        return arm_metrics(baseline, baseline_items, campaign, asked)[0], asked
-
-    baseline_metrics = aside(baseline_part)
+    bounds = Bounds()  # every interval of the summary, asked while counting
+    base_metrics = arm_metrics(baseline, baseline_items, campaign, bounds)[0]
     theirs = _by_repeat(_by_case(baseline_items))
-    bounds = Bounds()
     candidate_metrics = {}
     candidates: list[dict[str, Any]] = []
     for arm in manifest["candidates"]:
@@ -380,9 +362,7 @@ def _build(campaign: Campaign, receipts: Sequence[Row], digest: str, aside: Asid
             }
         )
     transport = _transport_rows(by_arm, campaign, bounds)
-    base_metrics, base_bounds = baseline_metrics()
-    base_bounds.merge(bounds)
-    base_bounds.fill(compute)  # every interval of the summary, at once
+    bounds.fill(compute)  # computed at once
     _transport_equivalence(transport)
     arms = {baseline["armId"]: base_metrics, **candidate_metrics}
     for row in candidates:

@@ -202,11 +202,11 @@ def _codex_item(event: dict[str, Any], totals: _Totals) -> None:
         totals.tool_calls += 1
 
 
-_HANDLERS = {
-    "result": _result_event,
-    "turn.completed": _codex_turn,
+_HANDLERS = {  # the most frequent first: the pre-filter looks for their names in this order
     "assistant": _assistant_event,
+    "result": _result_event,
     "item.completed": _codex_item,
+    "turn.completed": _codex_turn,
 }
 
 
@@ -265,27 +265,6 @@ _SHALLOW = 500
 _SHORT = 4300
 #: The event types that carry telemetry, as they appear in a line that has no escapes.
 _TELEMETRY_TYPES = tuple(f'"{kind}"' for kind in _HANDLERS)
-#: The same, the most frequent first (the order the fast scan tries them in).
-_TELEMETRY_TYPES_BY_FREQUENCY = ('"assistant"', '"result"', '"item.completed"', '"turn.completed"')
-
-
-def _fast_line(line: str) -> Any:
-    """The same value as :func:`_stdlib_line` where it matters, parsed by orjson when orjson can.
-
-    orjson refuses what only the standard library accepts (NaN, infinities, ``1e309``, lone
-    surrogates, integers beyond 64 bits that overflow a double): such a line is read again by the
-    standard library, and so is any line that might nest deeper than the standard library's limit,
-    so accepted and rejected lines are the same.  The one value orjson reads differently, an
-    integer beyond 64 bits that fits a double, becomes that float; every telemetry figure of that
-    size (over 1.8 * 10^19) is rejected with the same words either way ("larger than 10^15"), and
-    no other field is read.
-    """
-    if len(line) > 2 * _SHALLOW and line.count("{") + line.count("[") > _SHALLOW:
-        return _stdlib_line(line)  # might nest deeper than json.loads allows
-    try:
-        return orjson.loads(line)
-    except orjson.JSONDecodeError:
-        return _stdlib_line(line)
 
 
 def _cannot_count(line: str) -> bool:
@@ -302,31 +281,6 @@ def _cannot_count(line: str) -> bool:
         if kind in line:
             return False
     return True
-
-
-def _scan(text: str, parse: Callable[[str], Any], *, prefilter: bool) -> dict[str, Any]:
-    totals = _Totals()
-    handlers = _HANDLERS
-    kinds = _TELEMETRY_TYPES
-    for line in text.strip().split("\n"):
-        if not line:
-            continue
-        # _cannot_count, inlined (the type is searched first: most lines that hold one count)
-        if prefilter and len(line) <= _SHORT:
-            for spelled in kinds:
-                if spelled in line:
-                    break
-            else:
-                if "\\" not in line:
-                    continue
-        event = parse(line)
-        if type(event) is dict:
-            kind = event.get("type")
-            if type(kind) is str:
-                handler = handlers.get(kind)
-                if handler is not None:
-                    handler(event, totals)
-    return _finish(totals)
 
 
 class _Block(msgspec.Struct):
@@ -364,94 +318,76 @@ _decode_assistant = msgspec.json.Decoder(_AssistantEvent).decode
 _NOT_DECODED = (msgspec.DecodeError, UnicodeEncodeError, RecursionError)  # ValidationError is a DecodeError
 
 
-def _scan_fast(text: str) -> dict[str, Any]:  # noqa: C901 - unrolled per-line scan, the hot loop of compare
-    """``_scan(text, _fast_line, prefilter=True)``, unrolled for speed (the same result, the same first error).
+def _fast_line(line: str) -> Any:
+    """The same value as :func:`_stdlib_line` where it matters, parsed by orjson when orjson can.
 
-    The same lines are parsed the same way (:func:`_cannot_count` and :func:`_fast_line` are
-    written out inline; a text without a backslash has none in any line), and every event is
-    handled in the same order with the same checks (:func:`_assistant_event` is written out
-    inline too, its context sample taken by the same :func:`_sample_context` and its tool-call
-    count kept in a local and added at the end).  A short line that names ``"assistant"`` is first
-    decoded by msgspec into :class:`_AssistantEvent` and, when that is an assistant event, handled
-    from those fields alone; any other line, or one msgspec refuses, is read as before.
+    orjson refuses what only the standard library accepts (NaN, infinities, ``1e309``, lone
+    surrogates, integers beyond 64 bits that overflow a double): such a line is read again by the
+    standard library, and so is any line that might nest deeper than the standard library's limit,
+    so accepted and rejected lines are the same.  The one value orjson reads differently, an
+    integer beyond 64 bits that fits a double, becomes that float; every telemetry figure of that
+    size (over 1.8 * 10^19) is rejected with the same words either way ("larger than 10^15"), and
+    no other field is read.
+    """
+    if len(line) > 2 * _SHALLOW and line.count("{") + line.count("[") > _SHALLOW:
+        return _stdlib_line(line)  # might nest deeper than json.loads allows
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _stdlib_line(line)
+
+
+def _assistant_message(message: _Message | None, totals: _Totals) -> None:
+    """:func:`_assistant_event` of an event msgspec decoded (its fields are what ``json.loads`` reads)."""
+    if message is None:
+        return
+    message_id, usage = message.id, message.usage
+    if type(message_id) is str and type(usage) is dict:
+        _sample_context(totals.context, message_id, usage, message.model)
+    if message.content is not None:
+        for block in message.content:
+            if block.type == "tool_use":
+                totals.tool_calls += 1
+
+
+def _scan(text: str, parse: Callable[[str], Any], *, fast: bool) -> dict[str, Any]:
+    """Every line of *text* parsed by *parse* and handed to its event's handler.
+
+    ``fast``: a line that cannot count is skipped unparsed (:func:`_cannot_count`, inlined: the
+    type is searched first, as most lines that hold one count), and a short line naming
+    ``"assistant"`` is first decoded by msgspec (:class:`_AssistantEvent`; any line it refuses is
+    parsed as the others are).
     """
     totals = _Totals()
-    stripped = text.strip()
-    kinds = _TELEMETRY_TYPES_BY_FREQUENCY
-    escapes = "\\" in stripped
-    handlers = _HANDLERS
-    loads = orjson.loads
-    decode_error = orjson.JSONDecodeError
-    contexts = totals.context
-    sample_context = _sample_context
-    decode_assistant = _decode_assistant
-    not_decoded = _NOT_DECODED
-    tool_calls = 0
-    for line in stripped.split("\n"):
+    handlers, kinds, short, shallow = _HANDLERS, _TELEMETRY_TYPES, _SHORT, _SHALLOW
+    decode, not_decoded, assistant = _decode_assistant, _NOT_DECODED, _assistant_message  # locals: a hot loop
+    for line in text.strip().split("\n"):
         if not line:
             continue
         size = len(line)
-        if size <= _SHORT:  # _cannot_count, inlined
+        if fast and size <= short:
             for spelled in kinds:
                 if spelled in line:
                     break
             else:
-                if not escapes or "\\" not in line:
+                if "\\" not in line:
                     continue
                 spelled = ""
-            if spelled == '"assistant"' and (size <= 2 * _SHALLOW or line.count("{") + line.count("[") <= _SHALLOW):
-                # the fields of an assistant event alone (see _AssistantEvent); any other line, or one msgspec
-                # refuses, goes the way below
+            if spelled == '"assistant"' and (size <= 2 * shallow or line.count("{") + line.count("[") <= shallow):
                 try:
-                    fast = decode_assistant(line)
+                    decoded = decode(line)
                 except not_decoded:
-                    fast = None
-                if fast is not None and fast.type == "assistant":
-                    message_ = fast.message
-                    if message_ is None:
-                        continue
-                    message_id = message_.id
-                    usage = message_.usage
-                    if type(message_id) is str and type(usage) is dict:
-                        sample_context(contexts, message_id, usage, message_.model)
-                    blocks = message_.content
-                    if blocks is not None:
-                        for block_ in blocks:
-                            if block_.type == "tool_use":
-                                tool_calls += 1
+                    decoded = None
+                if decoded is not None and decoded.type == "assistant":
+                    assistant(decoded.message, totals)
                     continue
-        # _fast_line, inlined
-        if size > 2 * _SHALLOW and line.count("{") + line.count("[") > _SHALLOW:
-            event = _stdlib_line(line)
-        else:
-            try:
-                event = loads(line)
-            except decode_error:
-                event = _stdlib_line(line)
-        if type(event) is not dict:
-            continue
-        kind = event.get("type")
-        if type(kind) is not str:
-            continue
-        if kind != "assistant":
-            handler = handlers.get(kind)
-            if handler is not None:
-                handler(event, totals)
-            continue
-        # _assistant_event, inlined
-        message = event.get("message")
-        if type(message) is not dict:
-            continue
-        message_id = message.get("id")
-        usage = message.get("usage")
-        if type(message_id) is str and type(usage) is dict:
-            sample_context(contexts, message_id, usage, message.get("model"))
-        content = message.get("content")
-        if type(content) is list:
-            for block in content:
-                if type(block) is dict and block.get("type") == "tool_use":
-                    tool_calls += 1
-    totals.tool_calls += tool_calls
+        event = parse(line)
+        if type(event) is dict:
+            kind = event.get("type")
+            if type(kind) is str:
+                handler = handlers.get(kind)
+                if handler is not None:
+                    handler(event, totals)
     return _finish(totals)
 
 
@@ -460,20 +396,15 @@ def extract_telemetry(text: str) -> dict[str, Any]:
 
     Raises :class:`InvalidTelemetry` when a figure cannot be real (see the module text).
     Lines that cannot count are skipped unparsed (:func:`_cannot_count`), the others parsed by
-    orjson, falling back to the standard library (:func:`_fast_line`); the
-    result is that of :func:`extract_telemetry_stdlib`, which tests hold it to.
+    msgspec or orjson, falling back to the standard library (:func:`_fast_line`); the result is
+    that of :func:`extract_telemetry_stdlib`, which tests hold it to.
     """
-    return _scan_fast(text)
-
-
-def extract_telemetry_prefiltered(text: str) -> dict[str, Any]:
-    """The loop :func:`extract_telemetry` unrolls: :func:`_cannot_count` and :func:`_fast_line` per line."""
-    return _scan(text, _fast_line, prefilter=True)
+    return _scan(text, _fast_line, fast=True)
 
 
 def extract_telemetry_stdlib(text: str) -> dict[str, Any]:
     """:func:`extract_telemetry` with every line parsed by :func:`json.loads` (the reference)."""
-    return _scan(text, _stdlib_line, prefilter=False)
+    return _scan(text, _stdlib_line, fast=False)
 
 
 def _reported_number(value: Any) -> int | float | None:
