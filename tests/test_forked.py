@@ -13,6 +13,7 @@ import pytest
 from generator.pipelines import build as build_module
 from generator.pipelines.build import build_site, load_config
 from generator.pipelines.forked import Helper, in_child, second_core, workers
+from tests.support.hang import HANG
 
 
 def test_the_value_comes_from_the_child() -> None:
@@ -118,14 +119,16 @@ def test_a_process_forked_after_the_helper_does_not_hold_it_up(monkeypatch: pyte
     helper = Helper.start(_pid_and, lambda: None)
     assert helper is not None
     holder = os.fork()
-    if holder == 0:  # holds every inherited descriptor, for longer than the test waits
-        time.sleep(60)
-        os._exit(0)
+    if holder == 0:  # holds every inherited descriptor until it is killed
+        while True:
+            time.sleep(HANG)
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(HANG)  # an ask that waited for the holder to close its copy would never return
     try:
-        started = time.monotonic()
         assert helper.compute(4)[1] == 8
-        assert time.monotonic() - started < 30
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
         os.kill(holder, signal.SIGKILL)
         os.waitpid(holder, 0)
 
@@ -226,24 +229,35 @@ def test_a_small_comparison_does_not_wait_for_the_helper(monkeypatch: pytest.Mon
         assert fake.closed == (expected == "computed here")
 
 
-def _slow_prepare() -> None:
+def _hung(signum: int, frame: object) -> None:
+    raise AssertionError(f"still waiting after {HANG} s")
+
+
+def test_ready_says_whether_prepare_is_done_without_waiting(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """prepare() waits for a file this test writes, not for a clock: ready() is False until then on any
+    machine, and a ready() that waited for prepare would never return (the alarm fails it)."""
+    import signal
     import time
 
-    time.sleep(1.0)
+    gate = tmp_path / "open"
 
-
-def test_ready_says_whether_prepare_is_done_without_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
-    import time
+    def gated_prepare() -> None:
+        while not gate.exists():
+            time.sleep(0.01)
 
     monkeypatch.setenv("EVALSITE_WORKERS", "2")
-    helper = Helper.start(_pid_and, _slow_prepare)
+    helper = Helper.start(_pid_and, gated_prepare)
     assert helper is not None
-    started = time.monotonic()
-    assert not helper.ready()
-    assert time.monotonic() - started < 0.5
-    while not helper.ready():
-        assert time.monotonic() - started < 30
-        time.sleep(0.05)
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(HANG)
+    try:
+        assert not helper.ready()
+        gate.touch()
+        while not helper.ready():
+            time.sleep(0.01)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     assert helper.compute(3)[1] == 6
     quick = Helper.start(_pid_and, lambda: None)
     assert quick is not None
@@ -276,7 +290,7 @@ def _started_child(tmp_path: Path, value: object) -> tuple[Any, int]:
     result = in_child(compute, force=True)
     started = time.monotonic()
     while not mark.exists() or not mark.read_text():
-        assert time.monotonic() - started < 30
+        assert time.monotonic() - started < HANG
         time.sleep(0.02)
     return result, int(mark.read_text())
 
@@ -289,7 +303,7 @@ def test_a_child_whose_result_is_not_asked_for_yet_exits_on_its_own(tmp_path: Pa
     result, pid = _started_child(tmp_path, 1)
     started = time.monotonic()
     while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:  # not reaped here
-        assert time.monotonic() - started < 30, "the child is still waiting"
+        assert time.monotonic() - started < HANG, "the child is still waiting"
         time.sleep(0.02)
     assert result() == 1  # read and reaped by the result function
 

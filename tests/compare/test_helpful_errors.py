@@ -6,13 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.hang import HANG
+
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 
 def _evalsite(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=EXAMPLES, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "generator", *args], cwd=EXAMPLES, capture_output=True, text=True, timeout=HANG
     )
 
 
@@ -53,7 +55,7 @@ def test_fail_on_takes_several_conditions_after_one_option(tmp_path: Path) -> No
     result = subprocess.run(
         [sys.executable, "-m", "generator", "build", "--config", "site.yaml", "--out", "out",
          "--fail-on", "regression", "verdict-worse"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, capture_output=True, text=True, timeout=HANG,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "CONDITION [CONDITION ...]" in _evalsite("build", "--help").stdout
