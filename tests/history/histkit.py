@@ -45,7 +45,9 @@ def write_build(root: Path, candidate: list[int], *, base_url: str | None = None
         write_side(root / "base", BASE, BASELINE)
     config = root / "site.yaml"
     config.write_text(
-        "title: history\nhistory: history.jsonl\n"
+        # no run or pair pages: the history records and links what the comparison found, never a
+        # transcript (tests/transcripts holds those); without them a build takes about half the time
+        "title: history\nhistory: history.jsonl\ntranscripts: false\n"
         + (f"base_url: {base_url}\n" if base_url else "")
         + "comparisons:\n  - id: a\n    title: Candidate vs baseline\n"
         f"    candidate: {{experiment: cand, treatment: {CAND}}}\n"
