@@ -23,6 +23,10 @@ settings.register_profile("dev", max_examples=20, deadline=None)
 settings.load_profile("ci" if THOROUGH else "dev")
 
 
-def examples(thorough: int) -> int:
-    """``thorough`` in CI; every day a tenth of it, at least 10 (or ``thorough`` itself when smaller)."""
-    return thorough if THOROUGH else min(thorough, max(10, thorough // 10))
+def examples(thorough: int, *, daily: int | None = None) -> int:
+    """``thorough`` in CI; every day *daily* if given, else a tenth of it, at least 10 (or
+    ``thorough`` itself when smaller).  *daily* is for tests parametrized over many cases (one per
+    gitleaks rule), where a single example each already covers every case."""
+    if THOROUGH:
+        return thorough
+    return daily if daily is not None else min(thorough, max(10, thorough // 10))
