@@ -14,9 +14,13 @@ TESTING := $(VENV)/.installed-test
 site: $(RUNTIME)
 	$(BIN)/evalsite build --config site-config.yaml
 
-# Tests run on every core (pytest-xdist; PYTEST_WORKERS=0 runs them in this one process).
+# Tests run on every core (pytest-xdist; PYTEST_WORKERS=0 runs them in this one process), one test
+# file per worker at a time so a module's fixtures are built once.  Bytecode is cached outside the
+# tree even where PYTHONDONTWRITEBYTECODE is set: the suite starts about a hundred evalsite child
+# processes, and each would compile generator/ again (and pytest rewrite every test module).
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$${TMPDIR:-/tmp}/evalsite-pycache" \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 
 test: check
 	$(PYTEST)
