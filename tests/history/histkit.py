@@ -7,17 +7,15 @@ history file; ``build(root, *extra)`` runs ``evalsite build`` and returns (exit,
 
 from __future__ import annotations
 
-import io
 import shutil
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compare"))
 
 from comet_fixtures import BASE, CAND, write_run  # noqa: E402
 
-from generator.cli import main  # noqa: E402
+from tests.support.cli import Result, evalsite  # noqa: E402
 
 REPS = 3
 TASKS = [f"task-{i:02d}" for i in range(30)]
@@ -57,15 +55,9 @@ def write_build(root: Path, candidate: list[int], *, base_url: str | None = None
     return config
 
 
-def build(root: Path, *extra: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err), redirect_stdout(out):
-        code = main(["build", "--config", str(root / "site.yaml"), "--out", str(root / "out"), *extra])
-    return code, out.getvalue(), err.getvalue()
+def build(root: Path, *extra: str) -> Result:
+    return evalsite("build", "--config", str(root / "site.yaml"), "--out", str(root / "out"), *extra)
 
 
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err), redirect_stdout(out):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
+def cli(*args: str) -> Result:
+    return evalsite(*args)
