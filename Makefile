@@ -1,7 +1,7 @@
 # evalsite: two commands on a fresh machine.
 #   make site       build the bundled example site into _site/
 #   make test       lint and type gates, then the whole test suite (unit, site, browser)
-#   make test-fast  the suite without the browser tests, for everyday work (under a minute on 2 cores)
+#   make test-fast  the suite without the browser tests, for everyday work (on every core)
 #   make check      ruff and strict mypy only
 #   make calibrate  measure every error rate generator.stats states (about 4 minutes; --quick: bench/calibrate.py)
 #   make goldens    re-bless the golden files from the reference programs in ../shared
