@@ -1,7 +1,7 @@
 # evalsite: two commands on a fresh machine.
 #   make site       build the bundled example site into _site/
 #   make test       lint and type gates, then the whole test suite (unit, site, browser)
-#   make test-fast  the suite without the browser tests, for everyday work
+#   make test-fast  the suite without the browser tests, for everyday work (on every core)
 #   make check      ruff and strict mypy only
 #   make calibrate  measure every error rate generator.stats states (about 4 minutes; --quick: bench/calibrate.py)
 #   make goldens    re-bless the golden files from the reference programs in ../shared
@@ -14,11 +14,19 @@ TESTING := $(VENV)/.installed-test
 site: $(RUNTIME)
 	$(BIN)/evalsite build --config site-config.yaml
 
+# Tests run on every core (pytest-xdist; PYTEST_WORKERS=0 runs them in this one process), one test
+# file per worker at a time so a module's fixtures are built once.  Bytecode is cached outside the
+# tree even where PYTHONDONTWRITEBYTECODE is set: the suite starts about a hundred evalsite child
+# processes, and each would compile generator/ again (and pytest rewrite every test module).
+PYTEST_WORKERS ?= auto
+PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$${TMPDIR:-/tmp}/evalsite-pycache" \
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+
 test: check
-	$(BIN)/python -m pytest
+	$(PYTEST)
 
 test-fast: $(TESTING)
-	$(BIN)/python -m pytest --ignore=tests/browser
+	$(PYTEST) --ignore=tests/browser
 
 check: $(TESTING)
 	$(BIN)/ruff check generator tests scripts bench

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -123,12 +124,23 @@ def hostile_site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def screenshots() -> Path:
-    """test-artifacts/screenshots/, emptied of the previous run's images (and axe reports)."""
+    """test-artifacts/screenshots/, emptied of the previous run's images (and axe reports).
+
+    Under pytest-xdist every worker has its own session: the first to get here empties the folder
+    once for the whole run (a marker named by the run's id, taken under a lock), so no worker deletes
+    another's images."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SCREENSHOTS.glob("*.png"):
-        old.unlink()
-    for old in (SCREENSHOTS.parent / "axe").glob("*.json"):
-        old.unlink()
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", "")
+    with open(SCREENSHOTS / ".lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        marker = SCREENSHOTS / f".run-{run}"
+        if not run or not marker.exists():
+            for old in [*SCREENSHOTS.glob("*.png"), *SCREENSHOTS.glob(".run-*")]:
+                old.unlink(missing_ok=True)
+            for old in (SCREENSHOTS.parent / "axe").glob("*.json"):
+                old.unlink(missing_ok=True)
+            if run:
+                marker.touch()
     return SCREENSHOTS
 
 

@@ -1,22 +1,24 @@
-"""Errors that help a newcomer (issue 28, item 7): a wrong treatment or folder says what is there."""
+"""Errors that help a newcomer (issue 28, item 7): a wrong treatment or folder says what is there.
+
+The command runs in this process (``generator.cli.main``): what is tested is the wording of its
+one line; the hostile suite runs the real command line in child processes.
+"""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.support.cli import Result, evalsite
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 
 
-def _evalsite(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args], cwd=EXAMPLES, capture_output=True, text=True, timeout=120
-    )
+def _evalsite(*args: str, cwd: Path = EXAMPLES) -> Result:
+    return evalsite(*args, cwd=cwd)
 
 
-def _compare(candidate: str, treatment: str) -> subprocess.CompletedProcess[str]:
+def _compare(candidate: str, treatment: str) -> Result:
     return _evalsite(
         "compare", "--candidate", candidate, "--candidate-treatment", treatment,
         "--baseline", "experiments/beta", "--baseline-treatment", "COMET_FULL_040_BETA",
@@ -50,11 +52,9 @@ def test_a_leaderboard_system_with_a_wrong_treatment_gets_the_same_hint() -> Non
 
 def test_fail_on_takes_several_conditions_after_one_option(tmp_path: Path) -> None:
     (tmp_path / "site.yaml").write_text("title: empty\n")
-    result = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--config", "site.yaml", "--out", "out",
-         "--fail-on", "regression", "verdict-worse"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    result = _evalsite(
+        "build", "--config", "site.yaml", "--out", "out", "--fail-on", "regression", "verdict-worse", cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert "CONDITION [CONDITION ...]" in _evalsite("build", "--help").stdout
 

@@ -7,17 +7,15 @@ history file; ``build(root, *extra)`` runs ``evalsite build`` and returns (exit,
 
 from __future__ import annotations
 
-import io
 import shutil
 import sys
-from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compare"))
 
 from comet_fixtures import BASE, CAND, write_run  # noqa: E402
 
-from generator.cli import main  # noqa: E402
+from tests.support.cli import Result, evalsite  # noqa: E402
 
 REPS = 3
 TASKS = [f"task-{i:02d}" for i in range(30)]
@@ -45,7 +43,9 @@ def write_build(root: Path, candidate: list[int], *, base_url: str | None = None
         write_side(root / "base", BASE, BASELINE)
     config = root / "site.yaml"
     config.write_text(
-        "title: history\nhistory: history.jsonl\n"
+        # no run or pair pages: the history records and links what the comparison found, never a
+        # transcript (tests/transcripts holds those); without them a build takes about half the time
+        "title: history\nhistory: history.jsonl\ntranscripts: false\n"
         + (f"base_url: {base_url}\n" if base_url else "")
         + "comparisons:\n  - id: a\n    title: Candidate vs baseline\n"
         f"    candidate: {{experiment: cand, treatment: {CAND}}}\n"
@@ -55,15 +55,9 @@ def write_build(root: Path, candidate: list[int], *, base_url: str | None = None
     return config
 
 
-def build(root: Path, *extra: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err), redirect_stdout(out):
-        code = main(["build", "--config", str(root / "site.yaml"), "--out", str(root / "out"), *extra])
-    return code, out.getvalue(), err.getvalue()
+def build(root: Path, *extra: str) -> Result:
+    return evalsite("build", "--config", str(root / "site.yaml"), "--out", str(root / "out"), *extra)
 
 
-def cli(*args: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    with redirect_stderr(err), redirect_stdout(out):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
+def cli(*args: str) -> Result:
+    return evalsite(*args)

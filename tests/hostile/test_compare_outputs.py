@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from generator.cli import main
+from tests.support.hang import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -77,10 +78,10 @@ def test_compare_to_an_unwritable_stdout_is_a_plain_error(experiments: Path, std
         if not os.path.exists("/dev/full"):
             pytest.skip("no /dev/full")
         with open("/dev/full", "w") as full:
-            result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120)
+            result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=HANG)
     else:
         result = subprocess.run(
-            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120,
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=HANG,
             preexec_fn=lambda: os.close(1),
         )  # fmt: skip
     assert result.returncode == 2
@@ -105,7 +106,7 @@ def test_build_with_a_full_stdout_keeps_the_site_and_warns(tmp_path: Path) -> No
     with open("/dev/full", "w") as full:
         result = subprocess.run(
             command,
-            stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=120,
+            stdout=full, stderr=subprocess.PIPE, text=True, cwd=ROOT, timeout=HANG,
         )  # fmt: skip
     assert result.returncode == 0
     assert result.stderr.startswith("warning: could not write to standard output")
@@ -135,6 +136,6 @@ def test_every_command_words_a_full_stdout_like_the_others(name: str) -> None:
         pytest.skip("no /dev/full")
     command = [sys.executable, "-m", "generator", *_EVERY_PRINTING_COMMAND[name]]
     with open("/dev/full", "w") as full:
-        result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=EXAMPLES, timeout=120)
+        result = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, cwd=EXAMPLES, timeout=HANG)
     assert result.returncode == 2
     assert result.stderr == "error: could not write to standard output (No space left on device)\n"

@@ -13,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-TIMEOUT = 20
+from tests.support.hang import HANG
+
+TIMEOUT = HANG
 
 
 def _run(code: str, cwd: Path) -> subprocess.CompletedProcess[str]:

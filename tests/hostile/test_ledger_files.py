@@ -24,6 +24,7 @@ from generator.analyze.ledger.schema import canonical_text, parse_campaign
 from generator.cli import main
 from generator.write.ledger import append as ledger_write
 from generator.write.ledger.index import index_path_for
+from tests.support.hang import HANG
 from tests.support.ledger_synth import arm, full_grid, make_campaign
 
 RAW = make_campaign(defect_cases=12, clean_cases=8, candidates=[arm("candidate")])
@@ -329,7 +330,7 @@ def test_an_append_through_a_link_waits_for_the_real_files_lock(files, tmp_path)
         assert worker.is_alive()  # serialised with appends through the real path
         with open(ledger, "ab") as handle:
             handle.write((canonical_text(GRID[7]) + "\n").encode())
-    worker.join(20)
+    worker.join(HANG)
     assert result["run"].code == 0 and json.loads(result["run"].out)["count"] == 8
 
 

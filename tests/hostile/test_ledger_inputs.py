@@ -22,12 +22,13 @@ import pytest
 from generator.analyze.ledger.schema import canonical_text, parse_campaign
 from generator.read.ledger.files import LEDGER_SIZE_CAP
 from generator.read.ledger.reader import CAMPAIGN_SIZE_CAP, RECEIPT_SIZE_CAP
+from tests.support.hang import HANG
 from tests.support.ledger_synth import arm, full_grid, make_campaign
 
 RAW = make_campaign(defect_cases=12, clean_cases=8, candidates=[arm("candidate")])
 CAMPAIGN = parse_campaign(RAW)
 GRID = full_grid(CAMPAIGN, ["codex-baseline", "candidate"])
-TIMEOUT = 30
+TIMEOUT = HANG
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -127,8 +128,7 @@ def test_an_oversized_sparse_ledger_is_refused_without_reading_it(files, tmp_pat
     _, ledger = files
     with open(ledger, "r+b") as handle:
         handle.truncate(LEDGER_SIZE_CAP + 1)  # sparse: no disk, and no memory if never read
-    started = time.monotonic()
-    for command in (
+    for command in (  # each in a child with a time-out: reading the gigabyte would hang there
         ["verify", "--campaign", "c.json", "--ledger", "L.jsonl"],
         ["summarize", "--campaign", "c.json", "--ledger", "L.jsonl"],
         ["repair", "--ledger", "L.jsonl"],
@@ -136,7 +136,6 @@ def test_an_oversized_sparse_ledger_is_refused_without_reading_it(files, tmp_pat
     ):
         result = evalsite("ledger", *command, cwd=tmp_path, stdin=canonical_text(GRID[6]).encode())
         one_error(result, "could not read ledger (larger than the 1 GiB limit)", tmp_path)
-    assert time.monotonic() - started < TIMEOUT
     assert ledger.stat().st_size == LEDGER_SIZE_CAP + 1
 
 
@@ -225,7 +224,7 @@ def test_the_build_digest_and_summary_come_from_one_locked_read(files, tmp_path,
         handle.write((canonical_text(GRID[6]) + "\n").encode())
     fcntl.flock(lock, fcntl.LOCK_UN)
     os.close(lock)
-    worker.join(30)
+    worker.join(HANG)
     data = out["data"]
     digests = {item.role: item.sha256 for item in data.inputs}  # type: ignore[attr-defined]
     assert digests["ledger file"] == "sha256:" + hashlib.sha256(ledger.read_bytes()).hexdigest()

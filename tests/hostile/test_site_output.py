@@ -16,6 +16,7 @@ import pytest
 
 from generator.model.errors import EvalsiteError
 from generator.write.site import MARKER, staged_site
+from tests.support.hang import HANG
 
 
 def _build(out: Path, files: dict[str, str], **kwargs: object):
@@ -152,7 +153,7 @@ def test_a_killed_build_leaves_a_folder_the_next_build_removes(tmp_path: Path) -
         "    w.write_text('index.html', 'half')\n"
         "    os.kill(os.getpid(), signal.SIGKILL)\n"
     )
-    subprocess.run([sys.executable, "-c", script], check=False, timeout=60)
+    subprocess.run([sys.executable, "-c", script], check=False, timeout=HANG)
     left = [p for p in tmp_path.iterdir() if p.name.startswith("._site.building-")]
     assert len([p for p in left if p.is_dir()]) == 1
     _build(out, {"index.html": "whole"})
@@ -192,7 +193,7 @@ def test_a_killed_build_is_cleaned_whatever_it_was_doing(tmp_path: Path, how: st
     )
     child = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
     try:
-        child.wait(timeout=60)
+        child.wait(timeout=HANG)
         assert any(p.name.startswith("._site.building-") for p in tmp_path.iterdir())
         _build(out, {"index.html": "whole"})
         assert [p.name for p in tmp_path.iterdir()] == ["_site"]

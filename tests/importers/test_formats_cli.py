@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,13 +10,14 @@ import pytest
 from generator.model.errors import EvalsiteError
 from generator.read.config import parse_config
 from generator.read.formats import detect_format
+from tests.support.cli import Result, evalsite
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = Path("tests/importers/fixtures/inspect")
 
 
-def _run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "generator", *args], cwd=ROOT, capture_output=True, text=True)
+def _run(*args: str) -> Result:
+    return evalsite(*args, cwd=ROOT)
 
 
 def test_compare_two_inspect_logs_as_json() -> None:

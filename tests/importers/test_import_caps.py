@@ -20,10 +20,11 @@ import pytest
 from harness_fixtures import harbor_job, harbor_trial, swebench_run
 
 from generator.read.importing import MAX_JSON_DEPTH, unusable_value
+from tests.support.hang import HANG
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "importers" / "fixtures" / "inspect"
-TIMEOUT = 60  # seconds; the old code hung (and grew without bound) on a billion epochs
+TIMEOUT = HANG  # the old code hung (and grew without bound) on a billion epochs
 SAMPLES = 15  # the candidate log: five samples x three epochs
 
 

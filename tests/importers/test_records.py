@@ -11,8 +11,6 @@ import hashlib
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -29,6 +27,7 @@ from generator.read.config import parse_config
 from generator.read.importing import MAX_JSON_DEPTH
 from generator.read.records.mapping import parse_mapping
 from generator.read.records.reader import load_records
+from tests.support.cli import evalsite
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "importers" / "fixtures" / "records"
@@ -109,12 +108,7 @@ def test_the_documented_example_is_the_fixture() -> None:
 
 def test_site_build_with_records_sides(tmp_path: Path) -> None:
     out = tmp_path / "site"
-    done = subprocess.run(
-        [sys.executable, "-m", "generator", "build", "--config", str(EXAMPLE / "site-config.yaml"), "--out", str(out)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    done = evalsite("build", "--config", str(EXAMPLE / "site-config.yaml"), "--out", str(out), cwd=ROOT)
     assert done.returncode == 0, done.stderr
     report = (out / "comparisons" / "records-example" / "report.md").read_text(encoding="utf-8")
     assert "Both sides: records file (records)" in report

@@ -29,6 +29,7 @@ from generator.pipelines.ledger import append_receipt, read_ledger, repair_ledge
 from generator.write.ledger import append as ledger_write
 from generator.write.ledger import index as ledger_index
 from generator.write.ledger.index import LedgerIndex, index_path_for
+from tests.support.hang import HANG
 from tests.support.ledger_synth import full_grid, make_receipt
 
 RAW = small_campaign()
@@ -288,7 +289,7 @@ def test_summarize_waits_for_an_appender_holding_the_lock(tmp_path):
         handle.write((canonical_text(GRID[3]) + "\n").encode())
     fcntl.flock(fd, fcntl.LOCK_UN)
     os.close(fd)
-    reader.join(10)
+    reader.join(HANG)
     assert result["run"].code == 0 and result["run"].json()["receiptCount"] == 4
 
 
@@ -306,9 +307,9 @@ def test_eight_concurrent_appenders_never_lose_duplicate_or_interleave(tmp_path)
     ]
     for worker in workers:
         worker.start()
-    counts = [results.get(timeout=60) for _ in workers]
+    counts = [results.get(timeout=HANG) for _ in workers]
     for worker in workers:
-        worker.join(30)
+        worker.join(HANG)
         assert worker.exitcode == 0
     lines = ledger.read_bytes().split(b"\n")
     assert lines[-1] == b"" and len(lines) - 1 == 80

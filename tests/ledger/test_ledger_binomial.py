@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import time
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
@@ -161,13 +160,16 @@ def test_symmetry_and_monotonicity():
     assert clopper_pearson(5, 10, 0.99).lower < clopper_pearson(5, 10, 0.95).lower
 
 
-def test_large_n_is_fast_where_the_reference_overflowed():
-    started = time.perf_counter()
-    for x in (1, 515, 1029):
-        clopper_pearson(x, 1030)
-    for x in range(1, 10**6, 99_991):
-        assert clopper_pearson(x, 10**6).lower is not None
-    assert time.perf_counter() - started < 5.0
+def test_large_n_is_computed_where_the_reference_overflowed():
+    """Bounds around the observed rate for n up to 10**6 (their speed is bench/bench_ledger.py's, not a test's)."""
+    for n, xs in ((1030, (1, 515, 1029)), (10**6, range(1, 10**6, 99_991))):
+        lowers = []
+        for x in xs:
+            interval = clopper_pearson(x, n)
+            assert interval.lower is not None and interval.upper is not None
+            assert 0 < interval.lower < x / n < interval.upper < 1
+            lowers.append(interval.lower)
+        assert lowers == sorted(lowers)
 
 
 def test_minimum_trials_match_the_documented_table():

@@ -32,6 +32,7 @@ from generator.read.ledger import reader
 from generator.read.ledger.files import parse_line_stdlib, size_text, split_lines
 from generator.read.ledger.reader import LedgerRead, TornTail, parse_ledger_bytes, stream_ledger_file
 from generator.write.ledger.append import repair_ledger
+from tests.support.hang import HANG
 from tests.support.hypo import examples
 from tests.support.ledger_synth import arm, make_campaign, make_receipt
 
@@ -45,7 +46,7 @@ RECEIPTS = [
 ]
 LINES = b"".join(canonical_text(item).encode() + b"\n" for item in RECEIPTS)
 ROOT = Path(__file__).resolve().parents[2]
-TIMEOUT = 120
+TIMEOUT = HANG
 MIB = 1 << 20
 
 

@@ -181,7 +181,9 @@ _RULES = G.rule_set()
 
 @pytest.mark.parametrize("rule", _RULES.rules, ids=lambda rule: rule.kind)
 @settings(
-    max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+    max_examples=examples(10, daily=1),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 @given(data=st.data())
 def test_every_gitleaks_rule_is_found_in_its_keyword_windows(rule: G.Rule, data: st.DataObject) -> None:

@@ -1,7 +1,6 @@
-"""End-to-end: paired_comparison, the verdict, ledger annotations, determinism and speed."""
+"""End-to-end: paired_comparison, the verdict, ledger annotations, determinism and scale."""
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -101,14 +100,11 @@ def test_deterministic_results():
     assert paired_comparison(cand, base, ks=(1, 2, 7)) == paired_comparison(cand, base, ks=(1, 2, 7))
 
 
-def test_thousand_tasks_by_ten_reps_is_fast():
+def test_thousand_tasks_by_ten_reps():
+    """The exact sign-flip test at 1,000 tasks x 10 runs (its speed is bench/bench_compare.py's, not a test's)."""
     rng = np.random.default_rng(1000)
     cand, base = make_pairs(rng, 1000, 10, effect=0.01, spread=0.1)
-    paired_comparison(cand, base, ks=(1,))  # warm imports and caches
-    start = time.perf_counter()
     res = paired_comparison(cand, base, ks=(1, 5, 10))
-    elapsed = time.perf_counter() - start
-    assert elapsed < 1.0, elapsed
     assert res.paired.sign_flip.exact and res.paired.difference.tasks == 1000
 
 

@@ -3,9 +3,9 @@
 Each test states the count that proves its claim (``examples(3000)`` for a fast path held to its
 slow twin over hostile text).  CI (``CI`` set, as ``.ci/run`` does) and ``EVALSITE_HYPOTHESIS=ci``
 run that count; everyday runs (``make test-fast``, ``make test`` on a laptop) run a tenth of it, at
-least 10, so the loop stays fast while CI keeps the full search.  Tests without an explicit count
-take the profile's: 100 in CI, 20 every day.  Nothing here depends on the machine's speed:
-deadlines are off in both profiles.
+least 10 but never more than the count itself, so the loop stays fast while CI keeps the full
+search.  Tests without an explicit count take the profile's: 100 in CI, 20 every day.  Nothing here
+depends on the machine's speed: deadlines are off in both profiles.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ settings.register_profile("dev", max_examples=20, deadline=None)
 settings.load_profile("ci" if THOROUGH else "dev")
 
 
-def examples(thorough: int) -> int:
-    """``thorough`` in CI, a tenth of it (at least 10) every day."""
-    return thorough if THOROUGH else max(10, thorough // 10)
+def examples(thorough: int, *, daily: int | None = None) -> int:
+    """``thorough`` in CI; every day *daily* if given, else a tenth of it, at least 10 (or
+    ``thorough`` itself when smaller).  *daily* is for tests parametrized over many cases (one per
+    gitleaks rule), where a single example each already covers every case."""
+    if THOROUGH:
+        return thorough
+    return daily if daily is not None else min(thorough, max(10, thorough // 10))
