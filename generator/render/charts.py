@@ -391,7 +391,9 @@ def _heatmap_figure(spec: HeatmapChart) -> go.Figure:
             zmax=span,
             zmid=0,
             colorscale="RdBu",
-            colorbar={"title": {"text": "points"}},
+            colorbar={
+                "title": {"text": "points", "side": "right"}
+            },  # "100" overprints a title on top
             text=[[plot_text(h, 200) for h in row] for row in spec.hover],
             customdata=[list(row) for row in spec.links],
             hovertemplate="%{text}<extra></extra>",
@@ -399,7 +401,7 @@ def _heatmap_figure(spec: HeatmapChart) -> go.Figure:
             ygap=1,
         )
     )
-    fig.update_xaxes(_axis("column", type="category", side="top"))
+    fig.update_xaxes(_axis("column", type="category", side="top", tickangle=-90))  # upright labels overprint on a phone
     fig.update_yaxes(_axis("row", type="category", autorange="reversed"))
     return fig
 
