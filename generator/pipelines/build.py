@@ -27,7 +27,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
@@ -100,8 +100,7 @@ _DATA_ERRORS = (EvalsiteError, ValueError, OSError)
 
 @dataclass(frozen=True)
 class ComparisonData:
-    """One comparison as the pages need it: its typed view (with the statistics computed once), and
-    its two renderings, the JSON document (written as data.json) and the Markdown report."""
+    """One comparison as the pages need it: its typed view, its JSON document (data.json) and report."""
 
     view: ComparisonView
     document: Mapping[str, Any]
@@ -346,11 +345,12 @@ def _comparison_bundles(
     try:
         data = core.compare(entry)
         statistics = _comparison_statistics(entry, data, report)
+        view = data.view
         source = ComparisonSource(
             entry.id,
             entry.title,
-            data.view,
-            data.document,
+            view,
+            data.document if data.document_text is None else JsonText(data.document, data.document_text),
             data.markdown,
             data.instructions,
             data.inputs,
@@ -360,16 +360,13 @@ def _comparison_bundles(
             data.run_status,
         )
         page, task_jobs = comparison_page_jobs(source, site)
-        if data.document_text is not None and page.data is data.document:
-            page = replace(page, data=JsonText(data.document, data.document_text))
         bundles = [page]
         if config.transcripts:
-            report.transcript_jobs.append((entry.id, entry.title, data.view, data.transcripts))
-        verdict = decided_verdict(data.view.statistics) if statistics.verdict is not None else None
-        headline = comparison_headline(entry.id, entry.title, data.view, verdict)
-        report.records.append(
-            comparison_record(entry.id, entry.title, data.document, data.inputs, data.view.statistics, data.run_status)
-        )
+            report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts))
+        verdict = decided_verdict(view.statistics) if statistics.verdict is not None else None
+        headline = comparison_headline(entry.id, entry.title, view, verdict)
+        record = comparison_record(entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status)
+        report.records.append(record)
         report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer
         return headline, bundles
     except _DATA_ERRORS as error:
