@@ -314,23 +314,19 @@ class TaskPages(ComparisonContext):
             empty="No runs.",
         )
 
-    def task_page(self, index: int) -> PageBundle:
-        task = self.tasks[index]
-        url = task_url(self.id, task)
+    def _instruction_note(self, task: str, instruction: str | None) -> str | None:
+        """Why a task page shows no instruction (None when it shows one)."""
+        if instruction is not None:
+            return None
+        if self.source.tasks_configured and (problem := task_folder_problem(task)) is not None:
+            return f"The instruction is not looked up and this task's tasks-tree paths hash as missing: {problem}."
+        if self.source.tasks_configured:
+            return "No readable instruction.md was found for this task in the tasks folder."
+        return "No tasks folder is configured for this comparison, so the instruction is not shown."
+
+    def _task_facts(self, task: str) -> tuple[tuple[str, str], ...]:
+        """The task page's facts: its comparison, matched repetitions, each side's passes and its issues."""
         outcome = self.outcome_by_task.get(task)
-        hashes, differ = self.hashes_table(task)
-        instruction = self.source.instructions.get(task)
-        if instruction is not None:
-            note = None
-        elif self.source.tasks_configured and (problem := task_folder_problem(task)) is not None:
-            note = f"The instruction is not looked up and this task's tasks-tree paths hash as missing: {problem}."
-        elif self.source.tasks_configured:
-            note = "No readable instruction.md was found for this task in the tasks folder."
-        else:
-            note = "No tasks folder is configured for this comparison, so the instruction is not shown."
-        inputs = list(self.source.inputs)
-        if instruction is not None:
-            inputs.append(InputDigest("instruction", "instruction.md", sha256_text(instruction), "UTF-8 text as read"))
         facts = [("Comparison", self.source.title)]
         if outcome is not None:
             facts += [
@@ -341,14 +337,25 @@ class TaskPages(ComparisonContext):
                 ),
             ]
         facts.append(("Issues for this task", str(len(self.issues_by_task.get(task, ())))))
-        previous = (
-            Link(self.tasks[index - 1], rel(url, task_url(self.id, self.tasks[index - 1]))) if index > 0 else None
-        )
-        following = (
-            Link(self.tasks[index + 1], rel(url, task_url(self.id, self.tasks[index + 1])))
-            if index + 1 < len(self.tasks)
-            else None
-        )
+        return tuple(facts)
+
+    def _neighbour(self, url: str, index: int) -> Link | None:
+        """A link to the task at *index* in the comparison's order, or None past either end."""
+        if not 0 <= index < len(self.tasks):
+            return None
+        return Link(self.tasks[index], rel(url, task_url(self.id, self.tasks[index])))
+
+    def task_page(self, index: int) -> PageBundle:
+        task = self.tasks[index]
+        url = task_url(self.id, task)
+        hashes, differ = self.hashes_table(task)
+        instruction = self.source.instructions.get(task)
+        note = self._instruction_note(task, instruction)
+        inputs = list(self.source.inputs)
+        if instruction is not None:
+            inputs.append(InputDigest("instruction", "instruction.md", sha256_text(instruction), "UTF-8 text as read"))
+        facts = self._task_facts(task)
+        previous, following = self._neighbour(url, index - 1), self._neighbour(url, index + 1)
         page = TaskPage(
             meta=self.meta(
                 url,
@@ -361,7 +368,7 @@ class TaskPages(ComparisonContext):
             task=task,
             instruction=instruction,
             instruction_note=note,
-            facts=tuple(facts),
+            facts=facts,
             hashes_table=hashes,
             hashes_differ=differ,
             pairs_table=self.pairs_table(task),
