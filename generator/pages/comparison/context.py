@@ -146,8 +146,13 @@ class ComparisonContext:
         self.task_set = set(self.tasks)
         self.treatment = {side: view.sides[side].treatment for side in SIDES}
         # where each task's entries sit in the document's lists (a task page's data.json points there)
-        self.positions: dict[str, dict[str, list[int]]] = {key: defaultdict(list) for key in TASK_LISTS}
-        self.runs_by_task = self._by_task(view.runs, "runs")
+        # a task's runs are made from the view when asked for (runs_of): the pages hold no entry of every run
+        self._run_positions: dict[str, list[int]] = defaultdict(list)
+        for index, run in enumerate(view.runs):
+            self._run_positions[run.task].append(index)
+        self.positions: dict[str, dict[str, list[int]]] = {
+            key: self._run_positions if key == "runs" else defaultdict(list) for key in TASK_LISTS
+        }
         self.pairs_by_task = self._by_task(view.pairs, "pairs")
         self.issues_by_task = self._by_task(view.issues, "issues")
         # one row per task (the last, should a view repeat one)
@@ -166,6 +171,11 @@ class ComparisonContext:
             found[entry.task].append(entry)
             positions[entry.task].append(index)
         return found
+
+    def runs_of(self, task: str) -> list[RunEntry]:
+        """The task's runs of both sides, in the view's order."""
+        runs = self.view.runs
+        return [runs[index] for index in self._run_positions.get(task, ())]
 
     # ------------------------------------------------------------------ helpers
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import cached_property
 
 from generator.model.common import SIDES
 from generator.model.comparison import Issue
@@ -47,16 +48,20 @@ def row_anchor(kind: str, task: str) -> str:
 class DecisionSections(ComparisonContext):
     """The decision-first parts of the comparison page."""
 
-    def _failures(self, task: str, side: str) -> Counter[str]:
-        reasons: Counter[str] = Counter()
-        for run in self.runs_by_task.get(task, ()):
-            if run.side != side:
-                continue
+    @cached_property
+    def _failure_counts(self) -> dict[tuple[str, str], Counter[str]]:
+        """(task, side) -> its runs' failed checks and quality exclusions, counted in one pass over the runs."""
+        counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for run in self.view.runs:
+            reasons = counts[(run.task, run.side)]
             for check in run.checks_failed:
                 reasons[str(check)] += 1
             if run.quality.include_in_analysis is False:
                 reasons[QUALITY_EXCLUDED] += 1
-        return reasons
+        return counts
+
+    def _failures(self, task: str, side: str) -> Counter[str]:
+        return self._failure_counts.get((task, side)) or Counter()
 
     @staticmethod
     def _reasons_text(reasons: Counter[str]) -> str:

@@ -75,6 +75,8 @@ _REPORTED_ONLY = (
 class TaskPages(ComparisonContext):
     """The task pages of one comparison."""
 
+    _task_runs: tuple[str, list[RunEntry]] | None = None  # the last task page's runs (see _runs)
+
     def format_notices(self) -> tuple[Notice, ...]:
         """Each imported side's format and what that format cannot record (e.g. Harbor's trial order)."""
         notices = []
@@ -202,11 +204,14 @@ class TaskPages(ComparisonContext):
         )
 
     def _runs(self, task: str) -> list[RunEntry]:
+        """The task's runs by repetition, then side (made once a task page: its two tables share them)."""
+        cached = self._task_runs
+        if cached is not None and cached[0] == task:
+            return cached[1]
         order = {side: index for index, side in enumerate(SIDES)}
-        return sorted(
-            self.runs_by_task.get(task, ()),
-            key=lambda run: (run.rep, order.get(run.side, 9), str(run.file)),
-        )
+        runs = sorted(self.runs_of(task), key=lambda run: (run.rep, order.get(run.side, 9), str(run.file)))
+        self._task_runs = (task, runs)
+        return runs
 
     def _raw_stdout_cell(self, task: str, run: RunEntry) -> Cell:
         """The artifact state; a link to the run page when the transcript is shown, else why not."""
