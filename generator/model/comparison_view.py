@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from generator.model.common import Side
-from generator.model.logs import SideLogs
 from generator.model.comparison import REPORTED_SOURCE_LABEL, DurationSummary, EfficiencyTable, Issue, MacroMetrics
+from generator.model.logs import SideLogs
 from generator.model.runs import REPORTED_ONLY_FIELDS, TELEMETRY_FIELDS, V2_PARTS, Artifact, CaseManifest, Quality
 from generator.model.runs import SkippedReport as SkippedReport
 from generator.model.stats import ExperimentComparison
