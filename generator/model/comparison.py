@@ -23,11 +23,13 @@ from generator.model.runs import Artifact, Experiment, Key, RunRecord
 from generator.model.stats import ExperimentComparison
 
 __all__ = [
+    "ALL_ALIGNED",
     "COMPARISON_SCHEMA",
     "ISSUE_REASONS",
     "METRICS",
     "REPORTED_METRICS",
     "REPORTED_SOURCE_LABEL",
+    "STRICT_SUCCESS",
     "Alignment",
     "ComparisonInputs",
     "ComparisonResult",
@@ -45,6 +47,9 @@ __all__ = [
 ]
 
 COMPARISON_SCHEMA: Final = "evalsite.comparison.v1"
+#: The keys of ``ComparisonResult.efficiency``: pairs where both sides passed, every aligned pair.
+STRICT_SUCCESS: Final = "strict_success"
+ALL_ALIGNED: Final = "all_aligned"
 
 # --------------------------------------------------------------------------- the inputs
 

@@ -141,6 +141,14 @@ class CaseManifest:
     def get(self, part: str) -> str | None:
         return self.components.get(part)
 
+    def field_value(self, key: str) -> str | None:
+        """A field as the document's manifest object names it: ``source``, ``schema``, or a hash (``value``)."""
+        if key == "source":
+            return self.source
+        if key == "schema":
+            return self.schema
+        return self.value(key)
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "source": self.source,

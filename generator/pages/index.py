@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 from generator.model.common import SIDES
+from generator.model.comparison_view import ComparisonView
 from generator.model.ledger import ELIGIBLE
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import Verdict as StatisticsVerdict
@@ -39,21 +40,21 @@ __all__ = [
 
 
 def comparison_headline(
-    entry_id: str, title: str, doc: Mapping[str, Any], verdict: StatisticsVerdict | None = None
+    entry_id: str, title: str, view: ComparisonView, verdict: StatisticsVerdict | None = None
 ) -> Headline:
     """A comparison's pass@k per side and its facts; ``verdict`` (typed, from the statistics) when it has one."""
-    ks = list(doc["ks"])
+    ks = view.ks
     rows = []
     for side in SIDES:
-        metrics = doc["metrics"][side]
-        cells = [Cell("Candidate" if side == "candidate" else "Baseline"), Cell(str(doc[side]["treatment"]))]
+        metrics = view.metrics[side]
+        cells = [Cell("Candidate" if side == "candidate" else "Baseline"), Cell(str(view.sides[side].treatment))]
         for k in ks:
-            m = metrics.get(str(k)) or {}
-            value = m.get("pass_at_k")
-            shown = f"{fmt.fixed(value)} ({m.get('eligible_tasks', 0)}/{m.get('total_tasks', 0)} tasks)"
+            m = metrics.get(k)
+            value = m.pass_at_k if m else None
+            shown = f"{fmt.fixed(value)} ({m.eligible_tasks if m else 0}/{m.total_tasks if m else 0} tasks)"
             cells.append(fmt.num_cell(value, shown))
-        matched = doc["matched"][side]
-        cells.append(Cell(f"{matched['passes']}/{matched['runs']}", fmt.sort_key(matched["passes"]), None, "num"))
+        matched = view.matched[side]
+        cells.append(Cell(f"{matched.passes}/{matched.runs}", fmt.sort_key(matched.passes), None, "num"))
         rows.append(Row(tuple(cells)))
     table = Table(
         id=f"headline-{entry_id}",
@@ -64,10 +65,10 @@ def comparison_headline(
         rows=tuple(rows),
         sortable=False,
     )
-    issues = len(doc["issues"])
+    issues = len(view.issues)
     summary = (
-        f"{len(doc['pairs']):,} strictly matched pairs of {doc['expected_keys']:,} expected task/rep keys",
-        f"{len(doc['tasks']):,} tasks",
+        f"{len(view.pairs):,} strictly matched pairs of {view.expected_keys:,} expected task/rep keys",
+        f"{len(view.tasks):,} tasks",
         f"{issues:,} alignment issue{'s' if issues != 1 else ''}",
     ) + (
         (
@@ -183,9 +184,9 @@ def build_index_page(
         "comparisons": [_headline_data(h) for h in comparisons],
         "ledgers": [_headline_data(h) for h in ledgers],
         "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs],
+        # a site without leaderboards keeps its index unchanged
+        **({"leaderboards": [_headline_data(h) for h in leaderboards]} if leaderboards else {}),
     }
-    if leaderboards:  # a site without leaderboards keeps its index unchanged
-        data["leaderboards"] = [_headline_data(h) for h in leaderboards]
     return PageBundle(page, data)
 
 
@@ -195,7 +196,14 @@ def _with_trend(h: Headline, trends: Mapping[tuple[str, str], str]) -> Headline:
 
 
 def _headline_data(h: Headline) -> dict[str, Any]:
-    data = {"id": h.id, "title": h.title, "url": h.href, "ok": h.ok, "error": h.error, "summary": list(h.summary)}
-    if h.trend_href is not None:  # only a site with a build history has trend pages
-        data["trend_url"] = h.trend_href
-    return data
+    # only a site with a build history has trend pages
+    trend = {"trend_url": h.trend_href} if h.trend_href is not None else {}
+    return {
+        "id": h.id,
+        "title": h.title,
+        "url": h.href,
+        "ok": h.ok,
+        "error": h.error,
+        "summary": list(h.summary),
+        **trend,
+    }

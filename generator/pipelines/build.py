@@ -27,18 +27,18 @@ import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from generator.model.common import SIDES
+from generator.model.comparison_view import ComparisonView
 from generator.model.errors import EvalsiteError
 from generator.model.history import HEAD_FILE
 from generator.model.jsonfmt import json_text
 from generator.model.ledger_result import LedgerResult
 from generator.model.logs import status_sentences
-from generator.model.stats import ExperimentComparison
 from generator.model.transcript import TranscriptRef
 from generator.model.version import __version__
 from generator.pages.comparison.page import ComparisonSource, comparison_page_jobs
@@ -99,13 +99,13 @@ _DATA_ERRORS = (EvalsiteError, ValueError, OSError)
 
 @dataclass(frozen=True)
 class ComparisonData:
-    """One comparison as the pages need it: the document, the report, and the statistics computed once."""
+    """One comparison as the pages need it: its typed view, its JSON document (data.json) and report."""
 
+    view: ComparisonView
     document: Mapping[str, Any]
     markdown: str
     instructions: Mapping[str, str | None]
     inputs: tuple[InputDigest, ...]
-    statistics: ExperimentComparison | None = None  # None: the pages show "no paired statistics"
     transcripts: tuple[TranscriptRef, ...] = ()  # each run's raw stdout, located (docs/transcripts.md)
     document_text: str | None = None  # json_text(document) when the core made it (hashed, then written)
     run_status: tuple[str, ...] = ()  # a side's run that did not finish (model/logs.py), said at the top
@@ -193,7 +193,7 @@ class DefaultCore:
         document = output.document
         instructions: dict[str, str | None] = {}
         if entry.tasks is not None:
-            for task in document["tasks"]:
+            for task in output.view.tasks:
                 instructions[task] = read_instruction(entry.tasks, task)
         document_text = json_text(document)  # serialised once: hashed here, written as data.json
         inputs = [
@@ -202,8 +202,8 @@ class DefaultCore:
         ]
         transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
         status = status_sentences({side: output.result.experiments[side].logs for side in SIDES})
-        facts = (instructions, tuple(inputs), output.result.statistics, transcripts, document_text, status)
-        return ComparisonData(document, output.markdown, *facts)
+        facts = (instructions, tuple(inputs), transcripts, document_text, status)
+        return ComparisonData(output.view, document, output.markdown, *facts)
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
         """One ledger entry: its bytes are read once (under the shared lock) for the digest and the summary."""
@@ -244,7 +244,7 @@ class BuildReport:
     history_appended: int = 0
     redacted: dict[str, int] = field(default_factory=dict)  # distinct secrets redacted, by kind
     redaction: bool = True  # False when the config says ``redact: false``
-    transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, document, refs) per comparison
+    transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, view, refs) per comparison
     # a page URL -> the pages written right after it, made only then (task pages; leaderboard system/pair pages)
     task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
@@ -320,7 +320,7 @@ def _entry_failed(
 def _comparison_statistics(entry: ComparisonConfig, data: ComparisonData, report: BuildReport) -> StatisticsSection:
     """The issue-6 statistics, formatted for the page; a failure there degrades to a visible notice."""
     try:
-        return comparison_statistics(data.statistics)
+        return comparison_statistics(data.view.statistics)
     except (ValueError, ArithmeticError, LookupError, TypeError, AttributeError) as error:
         message = f"paired statistics unavailable ({type(error).__name__}: {' '.join(str(error).split())})"
         report.warnings.append(f"comparison {entry.id!r}: {message}")
@@ -333,10 +333,12 @@ def _comparison_bundles(
     try:
         data = core.compare(entry)
         statistics = _comparison_statistics(entry, data, report)
+        view = data.view
         source = ComparisonSource(
             entry.id,
             entry.title,
-            data.document,
+            view,
+            data.document if data.document_text is None else JsonText(data.document, data.document_text),
             data.markdown,
             data.instructions,
             data.inputs,
@@ -346,16 +348,13 @@ def _comparison_bundles(
             data.run_status,
         )
         page, task_jobs = comparison_page_jobs(source, site)
-        if data.document_text is not None and page.data is data.document:
-            page = replace(page, data=JsonText(data.document, data.document_text))
         bundles = [page]
         if config.transcripts:
-            report.transcript_jobs.append((entry.id, entry.title, data.document, data.transcripts))
-        verdict = decided_verdict(data.statistics) if statistics.verdict is not None else None
-        headline = comparison_headline(entry.id, entry.title, data.document, verdict)
-        report.records.append(
-            comparison_record(entry.id, entry.title, data.document, data.inputs, data.statistics, data.run_status)
-        )
+            report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts))
+        verdict = decided_verdict(view.statistics) if statistics.verdict is not None else None
+        headline = comparison_headline(entry.id, entry.title, view, verdict)
+        record = comparison_record(entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status)
+        report.records.append(record)
         report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer
         return headline, bundles
     except _DATA_ERRORS as error:

@@ -23,8 +23,10 @@ from typing import Any, Literal
 from generator.analyze.comparison.alignment import align, matrix_issues
 from generator.analyze.comparison.efficiency import duration_summary, efficiency_table
 from generator.analyze.comparison.passk import normalize_ks, task_macro
+from generator.analyze.comparison.view import comparison_view
 from generator.model.common import SIDES, Side
-from generator.model.comparison import ComparisonInputs, ComparisonResult, Pair
+from generator.model.comparison import ALL_ALIGNED, STRICT_SUCCESS, ComparisonInputs, ComparisonResult, Pair
+from generator.model.comparison_view import ComparisonView
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
@@ -73,6 +75,7 @@ class ComparisonOutput:
     result: ComparisonResult
     document: Mapping[str, Any]
     markdown: str
+    view: ComparisonView  # what the document and the report render, typed (the site's pages take it)
 
     def text(self, format: ReportFormat) -> str:
         """What ``evalsite compare --format <format>`` prints."""
@@ -87,7 +90,7 @@ class ComparisonOutput:
         elif "runs" in self.document:
             yield json_text(self.document)
         else:
-            yield from _document_chunks(self.result, self.document)
+            yield from _document_chunks(self.view, self.document)
 
 
 def _dumps(value: object) -> str:
@@ -99,7 +102,7 @@ def _dumps(value: object) -> str:
 _RUNS_PER_CHUNK = 256
 
 
-def _document_chunks(result: ComparisonResult, document: Mapping[str, Any]) -> Iterator[str]:
+def _document_chunks(view: ComparisonView, document: Mapping[str, Any]) -> Iterator[str]:
     """``json_text`` of the whole document, byte for byte, never holding every run.
 
     The keys are written in sorted order with ``json.dumps``' separators (``", "`` and ``": "``);
@@ -117,7 +120,7 @@ def _document_chunks(result: ComparisonResult, document: Mapping[str, Any]) -> I
         yield head + "["
         batch: list[str] = []
         first = True
-        for entry in STREAMED[key](result):
+        for entry in STREAMED[key](view):
             batch.append(_dumps(entry))
             if len(batch) == _RUNS_PER_CHUNK:
                 yield ("" if first else ", ") + ", ".join(batch)
@@ -442,11 +445,11 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...]) -> ComparisonResult:
     both = _zip(telemetry["candidate"], telemetry["baseline"], every)
     stated = _zip(reported["candidate"], reported["baseline"], every)
     efficiency = {
-        "strict_success": efficiency_table(
+        STRICT_SUCCESS: efficiency_table(
             _zip(telemetry["candidate"], telemetry["baseline"], successes),
             _zip(reported["candidate"], reported["baseline"], successes),
         ),
-        "all_aligned": efficiency_table(both, stated),
+        ALL_ALIGNED: efficiency_table(both, stated),
     }
     return ComparisonResult(
         inputs=inputs,
@@ -468,8 +471,9 @@ def render_comparison(result: ComparisonResult, *, runs: bool = True) -> Compari
     ``runs=False`` keeps the document's ``runs`` out of memory: :meth:`ComparisonOutput.chunks`
     makes them while it writes (the Markdown report does not use them).
     """
-    document = comparison_document(result, runs=runs)
-    return ComparisonOutput(result, document, comparison_markdown(result, document))
+    view = comparison_view(result)
+    document = comparison_document(view, runs=runs)
+    return ComparisonOutput(result, document, comparison_markdown(result, document), view)
 
 
 def run_comparison(inputs: ComparisonInputs, *, runs: bool = True) -> ComparisonOutput:
@@ -492,7 +496,8 @@ def report_chunks(inputs: ComparisonInputs, format: ReportFormat) -> Iterator[st
     """
     result = compare_experiments(inputs)
     if format == "json":
-        return _document_chunks(result, comparison_document(result, streamed=True))
+        view = comparison_view(result)
+        return _document_chunks(view, comparison_document(view, streamed=True))
     return render_comparison(result, runs=False).chunks(format)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from generator.model.common import SIDES
+from generator.model.comparison_view import ComparisonView
 from generator.model.redaction import Redactor
 from generator.model.transcript import TranscriptRef
 from generator.pages.models import SiteInfo
@@ -25,8 +26,8 @@ __all__ = ["run_page_states", "transcript_refs", "write_transcripts"]
 
 #: (url, html, data) -> None: how ``build.py`` writes one page and its ``data.json``.
 WritePage = Callable[[str, str, object], None]
-#: One comparison's transcripts to write: (id, title, document, refs).
-Job = tuple[str, str, Mapping[str, Any], tuple[TranscriptRef, ...]]
+#: One comparison's transcripts to write: (id, title, view, refs).
+Job = tuple[str, str, ComparisonView, tuple[TranscriptRef, ...]]
 
 
 def transcript_refs(result: Any, rebase: bool) -> tuple[TranscriptRef, ...]:
@@ -132,7 +133,7 @@ def write_transcripts(
     from generator.read.transcripts import InspectLogs, read_ref
 
     written = 0
-    for cid, title, document, refs in jobs:
+    for cid, title, view, refs in jobs:
         calls: dict[tuple[str, str, int], Any] = {}  # (side, task, rep) -> (tool calls, step pages) or why not
         logs = InspectLogs()  # the Inspect log last read (runs of one log come together)
         for ref in refs:
@@ -150,15 +151,14 @@ def write_transcripts(
                     run_problem_page(site, cid, title, ref.task, ref.side, ref.rep, transcript.reason, ref.variant)
                 ]
             else:
-                side = document.get(ref.side) if isinstance(document, Mapping) else None
-                treatment = str(side.get("treatment", "")) if isinstance(side, Mapping) else ""
+                treatment = next((view.sides[side].treatment for side in SIDES if side == ref.side), "")
                 pages = run_pages(site, cid, title, ref.task, ref.side, treatment, ref.rep, transcript, ref.variant)
             for page, data in pages:
                 write(page.meta.url, render_page(page, templates, redactor), data)  # type: ignore[arg-type]
                 written += 1
             del transcript, pages
         del logs
-        written += _write_pairs(write, redactor, site, templates, cid, title, document, calls)
+        written += _write_pairs(write, redactor, site, templates, cid, title, view, calls)
     return written
 
 
@@ -169,7 +169,7 @@ def _write_pairs(
     templates: Path,
     cid: str,
     title: str,
-    document: Mapping[str, Any],
+    view: ComparisonView,
     calls: Mapping[tuple[str, str, int], Any],
 ) -> int:
     """One paired step view per strictly matched pair whose two runs both have a run page."""
@@ -178,8 +178,8 @@ def _write_pairs(
     from generator.pages.runs.pair import pair_page
 
     written = 0
-    for pair in document.get("pairs", ()):
-        task, rep = str(pair["task"]), int(pair["rep"])
+    for pair in view.pairs:
+        task, rep = pair.task, pair.rep
         sides = (calls.get(("candidate", task, rep)), calls.get(("baseline", task, rep)))
         if sides[0] is None or sides[1] is None:
             continue

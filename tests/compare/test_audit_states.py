@@ -33,7 +33,9 @@ def _fallback_runs(cand: Path, base: Path, task: str = "task-a") -> None:
 
 
 def _task_page(output, tasks_configured: bool = True) -> TaskPage:
-    source = ComparisonSource("cmp", "Comparison", output.document, output.markdown, {}, (), tasks_configured)
+    source = ComparisonSource(
+        "cmp", "Comparison", output.view, output.document, output.markdown, {}, (), tasks_configured
+    )
     bundles = build_comparison_pages(source, SiteInfo("Site"))
     page = bundles[1].page
     assert isinstance(page, TaskPage)
@@ -85,7 +87,7 @@ def test_no_tasks_folder_is_never_same_anywhere(dirs) -> None:
     assert verdicts["Runner"] == "not recorded (v1 manifest)"
     assert "same" not in {verdicts[label] for label in ("Task", "Data", "Runner")}
     comparison = build_comparison_pages(
-        ComparisonSource("cmp", "Comparison", doc, output.markdown, {}, (), False), SiteInfo("Site")
+        ComparisonSource("cmp", "Comparison", output.view, doc, output.markdown, {}, (), False), SiteInfo("Site")
     )[0].page
     assert any("task files were not available" in notice.text for notice in comparison.meta.notices)
 

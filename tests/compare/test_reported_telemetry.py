@@ -97,7 +97,7 @@ def test_reports_without_raw_stdout_use_reported_numbers_labelled(dirs) -> None:
     md = output.markdown
     assert "### Duration reported by the harness" in md
     assert "Reported by the harness (not re-derived" in md
-    source = ComparisonSource("cmp", "Comparison", doc, md, {}, (), False)
+    source = ComparisonSource("cmp", "Comparison", output.view, doc, md, {}, (), False)
     bundles = build_comparison_pages(source, SiteInfo("Site"))
     page, task = bundles[0].page, bundles[1].page
     assert isinstance(page, ComparisonPage) and isinstance(task, TaskPage)

@@ -317,6 +317,7 @@ _EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_the_streamed_document_is_the_whole_document_byte_for_byte() -> None:
+    from generator.analyze.comparison.view import comparison_view
     from generator.model.comparison import ComparisonInputs
     from generator.model.jsonfmt import json_text
     from generator.pipelines.compare import _document_chunks, compare_experiments, report_chunks
@@ -330,11 +331,11 @@ def test_the_streamed_document_is_the_whole_document_byte_for_byte() -> None:
         inputs = ComparisonInputs(
             experiments / candidate, treatment, experiments / baseline, other, tasks_dir=_EXAMPLES / "tasks"
         )
-        result = compare_experiments(inputs)
-        whole = comparison_document(result)
-        streamed = comparison_document(result, streamed=True)
+        view = comparison_view(compare_experiments(inputs))
+        whole = comparison_document(view)
+        streamed = comparison_document(view, streamed=True)
         assert set(whole) - set(streamed) == set(STREAMED)
         assert whole["runs"] and whole["manifest_audit"]  # something is streamed
-        pieces = list(_document_chunks(result, streamed))
+        pieces = list(_document_chunks(view, streamed))
         assert len(pieces) > 3 and "".join(pieces) == json_text(whole)
         assert "".join(report_chunks(inputs, "json")) == json_text(whole)

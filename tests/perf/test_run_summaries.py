@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.analyze.comparison.view import provenance as _provenance
 from generator.model.comparison import ComparisonInputs
 from generator.model.packed import TelemetryValues
 from generator.model.runs import (
@@ -24,7 +25,6 @@ from generator.model.runs import (
 from generator.pipelines.compare import compare_experiments, render_comparison, report_chunks, report_text
 from generator.read.comet.experiment import ArtifactBinder
 from generator.read.comet.telemetry import reported_telemetry
-from generator.render.comparison.document import _provenance
 from tests.support.hypo import examples
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,7 +25,30 @@ from typing import Any
 
 from generator.analyze.ledger.result import ledger_result
 from generator.analyze.stats.experiment import paired_comparison
+from generator.model.common import SIDES
+from generator.model.comparison import (
+    Disagreement,
+    DurationSummary,
+    EfficiencyRow,
+    EfficiencyTable,
+    Issue,
+    MacroMetrics,
+    ReportedDuration,
+)
+from generator.model.comparison_view import (
+    AuditRow,
+    ComparisonView,
+    EfficiencyTables,
+    Limitations,
+    Matched,
+    MatrixSummary,
+    PairOutcome,
+    RunEntry,
+    SideSummary,
+    TaskOutcome,
+)
 from generator.model.errors import EvalsiteError
+from generator.model.runs import Artifact, CaseManifest, Quality, SkippedReport
 from generator.model.stats import ExperimentComparison
 from generator.pages.models import InputDigest
 from generator.pipelines.build import ComparisonData, LedgerData, build_site
@@ -69,6 +92,143 @@ def document_statistics(document: dict[str, Any]) -> ExperimentComparison:
     )
 
 
+def _manifest(entry: dict[str, Any] | None, task: str) -> CaseManifest | None:
+    if entry is None:
+        return None
+    parts = {
+        key: value for key, value in entry.items() if key.endswith("_hash") and key not in ("case_hash", "core_hash")
+    }
+    return CaseManifest(
+        task,
+        str(entry.get("source")),
+        str(entry.get("schema", "")),
+        {key: value for key, value in parts.items() if value is not None},
+        entry.get("case_hash"),
+        entry.get("core_hash"),
+    )
+
+
+def _run(run: dict[str, Any]) -> RunEntry:
+    quality = run.get("quality") or {}
+    telemetry, reported = run.get("telemetry"), run.get("reported_telemetry")
+    status = run.get("artifact", "not-read")
+    artifact = None
+    if status != "not-read" or telemetry is not None or reported is not None:
+        artifact = Artifact(status, run.get("artifact_reason"), telemetry, reported)
+    return RunEntry(
+        side=run["side"],
+        task=run["task"],
+        rep=run["rep"],
+        file=run["file"],
+        passed=run["passed"],
+        checks_failed=tuple(run.get("checks_failed") or ()),
+        quality=Quality(
+            str(quality.get("status", "N/A")),
+            quality.get("reason_code") or "",
+            "",
+            quality.get("include_in_analysis"),
+            str(quality.get("confidence", "")),
+            (),
+        ),
+        manifest=_manifest(run["manifest"], run["task"]),
+        manifest_valid=bool(run["manifest"].get("valid")),
+        paired=run["paired"],
+        artifact=artifact,
+        provenance=tuple((run.get("provenance") or {}).items()),
+    )
+
+
+def _efficiency(block: dict[str, Any]) -> EfficiencyTable:
+    def row(entry: dict[str, Any]) -> EfficiencyRow:
+        return EfficiencyRow(
+            entry["key"],
+            entry["label"],
+            entry["kind"],
+            entry["complete"],
+            entry["complete"],
+            entry["candidate_average"],
+            entry["baseline_average"],
+            entry.get("reported_disagreements") or 0,
+        )
+
+    return EfficiencyTable(
+        block["pairs"], tuple(row(r) for r in block["rows"]), tuple(row(r) for r in block.get("reported_rows") or ())
+    )
+
+
+def _duration(entry: dict[str, Any]) -> DurationSummary:
+    stated = entry.get("reported") or {}
+    return DurationSummary(
+        entry["matched"],
+        entry["covered"],
+        entry["total_seconds"],
+        entry["average_seconds"],
+        tuple((item["task"], item["rep"]) for item in entry["missing"]),
+        ReportedDuration(
+            stated.get("covered", 0),
+            stated.get("total_seconds"),
+            stated.get("average_seconds"),
+            tuple(Disagreement(**item) for item in stated.get("disagreements") or ()),
+        ),
+    )
+
+
+def view_from_document(doc: dict[str, Any]) -> ComparisonView:
+    """The typed view a hand-written ``evalsite.comparison.v1`` document describes (test side only:
+    the product makes views from results and never reads a document back)."""
+    sides = {
+        side: SideSummary(
+            doc[side]["treatment"],
+            doc[side]["experiment"],
+            doc[side]["runs"],
+            MatrixSummary(**doc[side]["matrix"]),
+            doc[side].get("format", "comet"),
+            tuple(doc[side].get("format_notes") or ()),
+        )
+        for side in SIDES
+    }
+    lim = doc["limitations"]
+    return ComparisonView(
+        ks=tuple(doc["ks"]),
+        expected_keys=doc["expected_keys"],
+        tasks=tuple(doc["tasks"]),
+        sides=sides,
+        pairs=tuple(PairOutcome(**pair) for pair in doc["pairs"]),
+        issues=tuple(Issue(**issue) for issue in doc["issues"]),
+        issue_counts=dict(doc["issue_counts"]),
+        metrics={side: {int(k): MacroMetrics(int(k), **m) for k, m in doc["metrics"][side].items()} for side in SIDES},
+        matched={side: Matched(**doc["matched"][side]) for side in SIDES},
+        duration={side: _duration(doc["duration"][side]) for side in SIDES},
+        efficiency=EfficiencyTables(
+            _efficiency(doc["efficiency"]["strict_success"]), _efficiency(doc["efficiency"]["all_aligned"])
+        ),
+        limitations=Limitations(
+            tuple(lim["missing_matrix"]),
+            tuple(lim["invalid_matrix"]),
+            lim["fallback_records"],
+            lim["execution_unbound_records"],
+            lim.get("fallback_without_task_files", 0),
+        ),
+        statistics=document_statistics(doc),
+        manifest_audit=tuple(
+            AuditRow(
+                row["task"],
+                _manifest(row["candidate"], row["task"]),
+                _manifest(row["baseline"], row["task"]),
+                dict(row.get("states") or {}),
+            )
+            for row in doc["manifest_audit"]
+        ),
+        audit_summary=dict(doc.get("manifest_audit_summary") or {}),
+        task_outcomes=tuple(
+            TaskOutcome(o["task"], tuple(o["reps"]), o["pairs"], o["candidate_passes"], o["baseline_passes"])
+            for o in doc["task_outcomes"]
+        ),
+        runs=tuple(_run(run) for run in doc["runs"]),
+        skipped_reports=tuple(SkippedReport(**item) for item in doc["skipped_reports"]),
+    )
+
+
 class FixtureCore:
     """Serves fixture documents; ``fail`` maps entry ids to exceptions to raise."""
 
@@ -88,7 +248,7 @@ class FixtureCore:
             InputDigest("comparison document", "data.json", _digest(json.dumps(doc, sort_keys=True)), "fixture"),
             InputDigest("candidate experiment", entry.candidate.experiment.name, _digest("c" + hostile.XSS[0])),
         )
-        return ComparisonData(doc, hostile.markdown_report(), self.instructions, inputs, document_statistics(doc))
+        return ComparisonData(view_from_document(doc), doc, hostile.markdown_report(), self.instructions, inputs)
 
     def ledger(self, entry: LedgerConfig) -> LedgerData:
         self.calls.append(entry.id)

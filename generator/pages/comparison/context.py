@@ -1,10 +1,10 @@
 """What every comparison and task page is built from: the source, its indexes, shared helpers.
 
-A comparison's pages come from one ``evalsite.comparison.v1`` document (plus
-the typed statistics section and the Markdown report); nothing here re-reads
-evidence files.  :class:`ComparisonContext` indexes the document once; the
-comparison page's sections (:mod:`.sections`) and the task pages (:mod:`.task`)
-are built on it.
+A comparison's pages come from one typed :class:`ComparisonView` (plus the
+statistics section and the Markdown report); nothing here re-reads evidence
+files or the JSON document.  :class:`ComparisonContext` indexes the view once;
+the comparison page's sections (:mod:`.sections`) and the task pages
+(:mod:`.task`) are built on it.
 """
 
 from __future__ import annotations
@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from generator.model.common import SIDES
-from generator.model.comparison import COMPARISON_SCHEMA, METRICS
+from generator.model.comparison import METRICS, Issue
+from generator.model.comparison_view import AuditRow, ComparisonView, PairOutcome, RunEntry, TaskOutcome
 from generator.pages import format as fmt
 from generator.pages.models import (
     Cell,
@@ -33,7 +34,6 @@ from generator.pages.urls import comparison_url, rel, task_url
 
 __all__ = [
     "AUDIT_COLUMNS",
-    "COMPARISON_SCHEMA",
     "MANIFEST_FIELDS",
     "MATRIX_STATUS",
     "TASK_LISTS",
@@ -104,7 +104,8 @@ class ComparisonSource:
 
     id: str
     title: str
-    document: Mapping[str, Any]
+    view: ComparisonView  # the typed comparison every section and task page formats
+    data: object  # the comparison page's data.json (its JSON document, a rendering: never read here)
     markdown: str
     instructions: Mapping[str, str | None]
     inputs: tuple[InputDigest, ...]
@@ -114,15 +115,6 @@ class ComparisonSource:
     run_pages: Mapping[tuple[str, str, int, str], tuple[str, str | None]] = field(default_factory=dict)
     # a side's run that did not finish (``SideLogs.status_sentence``): one notice at the top of the page
     run_status: tuple[str, ...] = ()
-
-
-def task_difference(row: Mapping[str, Any]) -> float | None:
-    """A task-outcome row's candidate − baseline difference in matched pass rate; None without pairs.
-
-    The one place the task outcome table and the per-task chart take it from.
-    """
-    pairs = row["pairs"]
-    return (row["candidate_passes"] - row["baseline_passes"]) / pairs if pairs else None
 
 
 def side_label(side: str) -> str:
@@ -137,38 +129,53 @@ def rep_label(rep: Any) -> str:
     return "—" if rep in (0, None) else str(rep)
 
 
+_T = TypeVar("_T", Issue, PairOutcome, RunEntry, AuditRow, TaskOutcome)
+
+
 class ComparisonContext:
-    """The indexes of one document and the helpers every comparison and task page uses."""
+    """The indexes of one view and the helpers every comparison and task page uses."""
 
     def __init__(self, source: ComparisonSource, site: SiteInfo) -> None:
-        doc = source.document
-        if not isinstance(doc, Mapping) or doc.get("schema") != COMPARISON_SCHEMA:
-            raise ValueError(f"comparison document is not {COMPARISON_SCHEMA}")
+        view = source.view
         self.source = source
-        self.doc = doc
+        self.view = view
         self.site = site
         self.id = source.id
         self.url = comparison_url(source.id)
-        self.tasks: list[str] = list(doc["tasks"])
+        self.tasks: list[str] = list(view.tasks)
         self.task_set = set(self.tasks)
-        self.treatment = {side: str(doc[side]["treatment"]) for side in SIDES}
+        self.treatment = {side: view.sides[side].treatment for side in SIDES}
         # where each task's entries sit in the document's lists (a task page's data.json points there)
-        self.positions: dict[str, dict[str, list[int]]] = {key: defaultdict(list) for key in TASK_LISTS}
-        self.runs_by_task = self._by_task(doc, "runs")
-        self.pairs_by_task = self._by_task(doc, "pairs")
-        self.issues_by_task = self._by_task(doc, "issues")
-        # one row per task (the last, should a document repeat one)
-        self.audit_by_task = {task: rows[-1] for task, rows in self._by_task(doc, "manifest_audit").items()}
-        self.outcome_by_task = {task: rows[-1] for task, rows in self._by_task(doc, "task_outcomes").items()}
+        # a task's runs are made from the view when asked for (runs_of): the pages hold no entry of every run
+        self._run_positions: dict[str, list[int]] = defaultdict(list)
+        for index, run in enumerate(view.runs):
+            self._run_positions[run.task].append(index)
+        self.positions: dict[str, dict[str, list[int]]] = {
+            key: self._run_positions if key == "runs" else defaultdict(list) for key in TASK_LISTS
+        }
+        self.pairs_by_task = self._by_task(view.pairs, "pairs")
+        self.issues_by_task = self._by_task(view.issues, "issues")
+        # one row per task (the last, should a view repeat one)
+        self.audit_by_task = {
+            task: rows[-1] for task, rows in self._by_task(view.manifest_audit, "manifest_audit").items()
+        }
+        self.outcome_by_task = {
+            task: rows[-1] for task, rows in self._by_task(view.task_outcomes, "task_outcomes").items()
+        }
 
-    def _by_task(self, doc: Mapping[str, Any], key: str) -> dict[str, list[Mapping[str, Any]]]:
-        """The entries of ``doc[key]`` per task, in document order; their positions go to ``positions[key]``."""
-        found: dict[str, list[Mapping[str, Any]]] = defaultdict(list)
+    def _by_task(self, entries: Iterable[_T], key: str) -> dict[str, list[_T]]:
+        """The entries per task, in the view's order; their positions go to ``positions[key]``."""
+        found: dict[str, list[_T]] = defaultdict(list)
         positions = self.positions[key]
-        for index, entry in enumerate(doc[key]):
-            found[entry["task"]].append(entry)
-            positions[entry["task"]].append(index)
+        for index, entry in enumerate(entries):
+            found[entry.task].append(entry)
+            positions[entry.task].append(index)
         return found
+
+    def runs_of(self, task: str) -> list[RunEntry]:
+        """The task's runs of both sides, in the view's order."""
+        runs = self.view.runs
+        return [runs[index] for index in self._run_positions.get(task, ())]
 
     # ------------------------------------------------------------------ helpers
 
@@ -197,18 +204,16 @@ class ComparisonContext:
             notices=tuple(notices),
         )
 
-    def issues_table(
-        self, issues: Sequence[Mapping[str, Any]], from_url: str, *, with_task: bool, anchor: str
-    ) -> Table:
+    def issues_table(self, issues: Sequence[Issue], from_url: str, *, with_task: bool, anchor: str) -> Table:
         rows = []
         for issue in issues:
             cells = []
             if with_task:
-                cells.append(self.task_cell(issue["task"], from_url))
+                cells.append(self.task_cell(issue.task, from_url))
             cells += [
-                Cell(rep_label(issue["rep"]), fmt.sort_key(issue["rep"]), None, "num"),
-                Cell(str(issue["reason"]), None, None, "fail"),
-                Cell(str(issue["detail"]).replace("|", "/")),
+                Cell(rep_label(issue.rep), fmt.sort_key(issue.rep), None, "num"),
+                Cell(str(issue.reason), None, None, "fail"),
+                Cell(str(issue.detail).replace("|", "/")),
             ]
             rows.append(Row(tuple(cells)))
         columns = ((Column("Task"),) if with_task else ()) + (Column("Rep", True), Column("Reason"), Column("Detail"))

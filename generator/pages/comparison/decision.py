@@ -9,12 +9,13 @@ one row; long tables are shown collapsed (``Table.collapsed``) with one-click vi
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
+from functools import cached_property
 
 from generator.model.common import SIDES
+from generator.model.comparison import Issue
 from generator.pages import format as fmt
-from generator.pages.comparison.context import ComparisonContext, side_label, task_difference
+from generator.pages.comparison.context import ComparisonContext, side_label
 from generator.pages.glossary import reason_term, term_href
 from generator.pages.models import Cell, Column, Row, Table
 from generator.pages.names import phrase
@@ -31,6 +32,8 @@ OUTCOME_VIEWS = (
     ("Differing", "worse better"),
     ("Errors / excluded", "excluded"),
 )
+QUALITY_EXCLUDED = "quality-excluded"  # a run its quality check kept out of the analysis
+TREATMENT_MISSING = "expected-treatment-missing"
 _DIRECTION = {"better": "candidate better", "worse": "candidate worse", "tie": "same result"}
 
 
@@ -45,17 +48,20 @@ def row_anchor(kind: str, task: str) -> str:
 class DecisionSections(ComparisonContext):
     """The decision-first parts of the comparison page."""
 
-    def _failures(self, task: str, side: str) -> Counter[str]:
-        reasons: Counter[str] = Counter()
-        for run in self.runs_by_task.get(task, ()):
-            if run["side"] != side:
-                continue
-            for check in run["checks_failed"] or ():
+    @cached_property
+    def _failure_counts(self) -> dict[tuple[str, str], Counter[str]]:
+        """(task, side) -> its runs' failed checks and quality exclusions, counted in one pass over the runs."""
+        counts: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+        for run in self.view.runs:
+            reasons = counts[(run.task, run.side)]
+            for check in run.checks_failed:
                 reasons[str(check)] += 1
-            quality = run["quality"] or {}
-            if quality.get("include_in_analysis") is False:
-                reasons["quality-excluded"] += 1
-        return reasons
+            if run.quality.include_in_analysis is False:
+                reasons[QUALITY_EXCLUDED] += 1
+        return counts
+
+    def _failures(self, task: str, side: str) -> Counter[str]:
+        return self._failure_counts.get((task, side)) or Counter()
 
     @staticmethod
     def _reasons_text(reasons: Counter[str]) -> str:
@@ -63,15 +69,15 @@ class DecisionSections(ComparisonContext):
 
     def outcomes_table(self) -> Table:
         rows = []
-        for row in self.doc["task_outcomes"]:
-            task = row["task"]
-            pairs = row["pairs"]
-            cand, base = row["candidate_passes"], row["baseline_passes"]
-            diff = task_difference(row)
+        for row in self.view.task_outcomes:
+            task = row.task
+            pairs = row.pairs
+            cand, base = row.candidate_passes, row.baseline_passes
+            diff = row.difference
             direction = "" if diff is None else "better" if cand > base else "worse" if cand < base else "tie"
             excluded = bool(self.issues_by_task.get(task)) or not pairs
             failures = {side: self._failures(task, side) for side in SIDES}
-            if any(failures[side].get("quality-excluded") for side in SIDES):
+            if any(failures[side][QUALITY_EXCLUDED] for side in SIDES):
                 excluded = True
             cls = " ".join(part for part in (direction, "excluded" if excluded else "") if part)
             shown = _DIRECTION.get(direction, "not compared (no matched pair)")
@@ -83,17 +89,15 @@ class DecisionSections(ComparisonContext):
                         fmt.num_cell(diff, pp_text(diff)),
                         Cell(f"{cand}/{pairs}", fmt.sort_key(cand), None, "num"),
                         Cell(f"{base}/{pairs}", fmt.sort_key(base), None, "num"),
-                        Cell(self._reasons_text(failures["candidate"])),
-                        Cell(self._reasons_text(failures["baseline"])),
+                        *(Cell(self._reasons_text(failures[side])) for side in SIDES),
                     ),
                     cls,
                     row_anchor("task", task),
                 )
             )
-        counts = Counter(r.cls.split(" ")[0] if r.cls else "" for r in rows)
+        better, worse, tie = (sum(1 for r in rows if r.cls.split(" ")[0] == way) for way in ("better", "worse", "tie"))
         summary = (
-            f"All {len(rows):,} tasks: {counts['better']:,} candidate better, {counts['worse']:,} candidate worse, "
-            f"{counts['tie']:,} same result"
+            f"All {len(rows):,} tasks: {better:,} candidate better, {worse:,} candidate worse, {tie:,} same result"
         )
         return Table(
             id="task-outcomes-table",
@@ -102,8 +106,7 @@ class DecisionSections(ComparisonContext):
                 Column("Task"),
                 Column("Direction"),
                 Column("Difference", True, "candidate pass rate − baseline pass rate on this task, percentage points"),
-                Column(phrase("{} passes", self.treatment["candidate"]), True),
-                Column(phrase("{} passes", self.treatment["baseline"]), True),
+                *(Column(phrase("{} passes", self.treatment[side]), True) for side in SIDES),
                 Column("Candidate failed checks"),
                 Column("Baseline failed checks"),
             ),
@@ -124,9 +127,9 @@ class DecisionSections(ComparisonContext):
                     tasks[side][reason].add(task)
         rows = []
         # a count links to the task outcomes showing that side's tasks with that reason (its own column)
-        column = {"candidate": OUTCOME_FAILURE_COLUMNS[0], "baseline": OUTCOME_FAILURE_COLUMNS[1]}
-        for reason in sorted(set(runs["candidate"]) | set(runs["baseline"])):
-            term = "quality-excluded" if reason == "quality-excluded" else "checks-failed"
+        column = dict(zip(SIDES, OUTCOME_FAILURE_COLUMNS, strict=True))
+        for reason in sorted(set().union(*(runs[side] for side in SIDES))):
+            term = QUALITY_EXCLUDED if reason == QUALITY_EXCLUDED else "checks-failed"
             cells = [Cell(reason, None, term_href(self.url, term), "mono")]
             for side in SIDES:
                 n, t = runs[side][reason], len(tasks[side][reason])
@@ -146,30 +149,28 @@ class DecisionSections(ComparisonContext):
         return Table(
             id="failure-reasons-table",
             caption="Failure reasons per side (failed checks of each run, and quality exclusions)",
-            columns=(Column("Reason"), Column(side_label("candidate"), True), Column(side_label("baseline"), True)),
+            columns=(Column("Reason"), *(Column(side_label(side), True) for side in SIDES)),
             rows=tuple(rows),
             empty="No run failed a check and none was excluded.",
         )
 
     def no_verdict_reason(self) -> str | None:
         """Why there is no verdict, in one sentence (None when there are matched pairs)."""
-        if self.doc["pairs"]:
+        view = self.view
+        if view.pairs:
             return None
-        counts = self.doc["issue_counts"]
+        counts = view.issue_counts
         for side in SIDES:
-            matrix = self.doc[side]["matrix"]
-            if matrix["status"] == "invalid":
+            if view.sides[side].matrix.status == "invalid":
                 return (
                     f"No verdict: the {side} expected case matrix failed validation, so its reports are not used "
                     "(fail closed) and no run could be paired."
                 )
-        if counts.get("expected-treatment-missing"):
+        if counts.get(TREATMENT_MISSING):
             missing = [
                 side
                 for side in SIDES
-                if any(
-                    i["reason"] == "expected-treatment-missing" and side in str(i["detail"]) for i in self.doc["issues"]
-                )
+                if any(i.reason == TREATMENT_MISSING and side in str(i.detail) for i in view.issues)
             ]
             which = " and the ".join(missing) if missing else "one side's"
             return (
@@ -177,24 +178,24 @@ class DecisionSections(ComparisonContext):
                 "so no run could be paired."
             )
         for side in SIDES:
-            if not self.doc[side]["runs"]:
+            if not view.sides[side].runs:
                 return f"No verdict: the {side} side has no reports of treatment {self.treatment[side]}."
         if counts:
             top = max(sorted(counts), key=lambda reason: counts[reason])
             return f"No verdict: no run pair matched strictly; the most common issue is {top} ({counts[top]:,} rows)."
         return "No verdict: no run pair matched strictly by task, repetition and case hash."
 
-    def anchored_issues(self, issues: Sequence[Mapping[str, Any]], table: Table, *, with_task: bool) -> Table:
+    def anchored_issues(self, issues: Sequence[Issue], table: Table, *, with_task: bool) -> Table:
         """The issues table with a stable anchor per row and each reason linked to the glossary."""
         seen: Counter[str] = Counter()
         rows = []
         reason_at = 2 if with_task else 1
         for issue, row in zip(issues, table.rows, strict=True):
-            base = f"issue-{name_slug(str(issue['task']))}-r{issue['rep'] or 0}-{name_slug(str(issue['reason']))}"
+            base = f"issue-{name_slug(str(issue.task))}-r{issue.rep or 0}-{name_slug(str(issue.reason))}"
             seen[base] += 1
             anchor = base if seen[base] == 1 else f"{base}-{seen[base]}"
             cells = list(row.cells)
-            term = reason_term(str(issue["reason"]))
+            term = reason_term(str(issue.reason))
             if term:
                 old = cells[reason_at]
                 cells[reason_at] = Cell(old.text, old.sort, term_href(self.url, term), old.cls, old.title)

@@ -1,18 +1,18 @@
-"""Comparison and task page models from an ``evalsite.comparison.v1`` document.
+"""Comparison and task page models from a typed :class:`~generator.model.comparison_view.ComparisonView`.
 
 One comparison page shows every section of the Markdown report as tables, in
 the report's order (:mod:`.sections`), plus the statistics section formatted
 from the typed statistics (:mod:`.statistics`); one task page per task
 (:mod:`.task`) shows its instruction, its hash components side by side, every
-repetition of both sides and its issues.  The document is the single source:
-nothing here re-reads evidence files.
+repetition of both sides and its issues.  The view is the single source:
+nothing here re-reads evidence files or the JSON document (a rendering of the same view).
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from generator.pages.comparison.context import COMPARISON_SCHEMA, ComparisonSource, side_label
+from generator.pages.comparison.context import ComparisonSource, side_label
 from generator.pages.comparison.decision import DecisionSections, anchored
 from generator.pages.comparison.sections import ComparisonSections
 from generator.pages.comparison.task import TaskPages
@@ -21,7 +21,6 @@ from generator.pages.models import ComparisonPage, Link, Notice, PageBundle, Pag
 from generator.pages.urls import index_url, rel, task_url
 
 __all__ = [
-    "COMPARISON_SCHEMA",
     "ComparisonSource",
     "build_comparison_pages",
     "comparison_page_jobs",
@@ -47,7 +46,7 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
             comparison_id=self.id,
             candidate=self.side_facts("candidate"),
             baseline=self.side_facts("baseline"),
-            ks=tuple(self.doc["ks"]),
+            ks=self.view.ks,
             summary_table=self.summary_table(),
             matrix_table=self.matrix_table(),
             matrix_notices=self.matrix_notices(),
@@ -63,10 +62,10 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
             ),
             manifest_table=anchored(self.manifest_table(), "manifest", "tasks in the audit"),
             outcomes_table=self.outcomes_table(),
-            issue_counts=tuple(sorted((str(k), int(v)) for k, v in self.doc["issue_counts"].items())),
+            issue_counts=tuple(sorted(self.view.issue_counts.items())),
             issues_table=self.anchored_issues(
-                self.doc["issues"],
-                self.issues_table(self.doc["issues"], self.url, with_task=True, anchor="issues-table"),
+                self.view.issues,
+                self.issues_table(self.view.issues, self.url, with_task=True, anchor="issues-table"),
                 with_task=True,
             ),
             skipped_table=self.skipped_table(),
@@ -76,9 +75,9 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
             glossary_href=rel(self.url, GLOSSARY_URL),
             task_chart=self.task_difference_chart(),
             efficiency_chart=self.efficiency_chart(),
-            imported=any(self.doc[side].get("format", "comet") != "comet" for side in ("candidate", "baseline")),
+            imported=self.view.imported,
         )
-        return PageBundle(page, self.doc, (("report.md", self.source.markdown),))
+        return PageBundle(page, self.source.data, (("report.md", self.source.markdown),))
 
 
 def comparison_page_jobs(source: ComparisonSource, site: SiteInfo) -> tuple[PageBundle, list[PageJob]]:

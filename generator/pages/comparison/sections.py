@@ -8,9 +8,11 @@ document.  Hashes are shown by their first 12 hex digits.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from generator.model.common import SIDES, short_hash
+from generator.model.common import SIDES, Side, is_number, short_hash
+from generator.model.comparison import DurationSummary, EfficiencyRow, EfficiencyTable, MacroMetrics
 from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
 from generator.pages.comparison.context import (
@@ -20,7 +22,6 @@ from generator.pages.comparison.context import (
     V1_UNBOUND,
     ComparisonContext,
     side_label,
-    task_difference,
 )
 from generator.pages.models import (
     Cell,
@@ -43,25 +44,24 @@ __all__ = ["ComparisonSections"]
 class ComparisonSections(ComparisonContext):
     """The comparison page's tables, charts and notices."""
 
-    def side_facts(self, side: str) -> tuple[tuple[str, str], ...]:
-        info = self.doc[side]
-        matrix = info["matrix"]
+    def side_facts(self, side: Side) -> tuple[tuple[str, str], ...]:
+        info = self.view.sides[side]
+        status = info.matrix.status
         return (
-            ("Treatment", str(info["treatment"])),
-            ("Experiment", str(info["experiment"])),
-            ("Runs", fmt.count(info["runs"])),
-            ("Expected case matrix", MATRIX_STATUS.get(matrix["status"], str(matrix["status"]))),
+            ("Treatment", str(info.treatment)),
+            ("Experiment", str(info.experiment)),
+            ("Runs", fmt.count(info.runs)),
+            ("Expected case matrix", MATRIX_STATUS.get(status, str(status))),
         )
 
     def summary_table(self) -> Table:
-        doc = self.doc
+        view = self.view
         values = (
-            doc["candidate"]["runs"],
-            doc["baseline"]["runs"],
-            doc["expected_keys"],
-            len(doc["pairs"]),
-            len(doc["tasks"]),
-            len(doc["issues"]),
+            *(view.sides[side].runs for side in SIDES),
+            view.expected_keys,
+            len(view.pairs),
+            len(view.tasks),
+            len(view.issues),
         )
         columns = (
             "Candidate runs",
@@ -82,17 +82,17 @@ class ComparisonSections(ComparisonContext):
     def matrix_table(self) -> Table:
         rows = []
         for side in SIDES:
-            matrix = self.doc[side]["matrix"]
-            status = matrix["status"]
+            matrix = self.view.sides[side].matrix
+            status = matrix.status
             cls = {"report-bound": "pass", "invalid": "fail"}.get(status, "warn")
             rows.append(
                 Row(
                     (
                         Cell(side_label(side)),
                         Cell(MATRIX_STATUS.get(status, str(status)), None, None, cls),
-                        Cell(fmt.hash12(matrix["matrix_hash"]), None, None, "mono", matrix["matrix_hash"]),
-                        fmt.num_cell(matrix["target_cases"]),
-                        fmt.text_cell(matrix["error"]),
+                        Cell(fmt.hash12(matrix.matrix_hash), None, None, "mono", matrix.matrix_hash),
+                        fmt.num_cell(matrix.target_cases),
+                        fmt.text_cell(matrix.error),
                     ),
                     "mismatch" if status == "invalid" else "",
                 )
@@ -112,9 +112,9 @@ class ComparisonSections(ComparisonContext):
         )
 
     def matrix_notices(self) -> tuple[Notice, ...]:
-        lim = self.doc["limitations"]
+        lim = self.view.limitations
         notices = []
-        missing = [s for s in SIDES if s in lim["missing_matrix"]]
+        missing = [s for s in SIDES if s in lim.missing_matrix]
         if missing:
             who = " and ".join(missing)
             notices.append(
@@ -126,7 +126,7 @@ class ComparisonSections(ComparisonContext):
                     "detected as missing.",
                 )
             )
-        invalid = [s for s in SIDES if s in lim["invalid_matrix"]]
+        invalid = [s for s in SIDES if s in lim.invalid_matrix]
         if invalid:
             notices.append(
                 Notice(
@@ -136,46 +136,39 @@ class ComparisonSections(ComparisonContext):
                     "historical fallback.",
                 )
             )
-        if lim["fallback_records"]:
+        if lim.fallback_records:
             notices.append(
                 Notice(
                     "warning",
-                    f"Audit limitation: {lim['fallback_records']:,} run record(s) predate report-bound case "
+                    f"Audit limitation: {lim.fallback_records:,} run record(s) predate report-bound case "
                     "manifests; their hashes were rebuilt from the tasks folder.",
                 )
             )
-        if lim["execution_unbound_records"]:
+        if lim.execution_unbound_records:
             notices.append(
                 Notice(
                     "warning",
-                    f"Execution-identity limitation: {lim['execution_unbound_records']:,} run record(s) use "
+                    f"Execution-identity limitation: {lim.execution_unbound_records:,} run record(s) use "
                     "v1 or reconstructed manifests, which do not prove the exact execution identity.",
                 )
             )
         return tuple(notices)
 
     def metrics_table(self) -> Table:
-        ks = list(self.doc["ks"])
+        ks = self.view.ks
         rows = []
-        metric_names = (
-            ("pass_at_k", "pass@k"),
-            ("pass_pow_k", "pass^k"),
-            ("pass_pow_k_unbiased", "pass^k (unbiased)"),
-        )
         for side in SIDES:
-            metrics = self.doc["metrics"][side]
-            matched = self.doc["matched"][side]
-            for key, label in metric_names:
+            metrics = self.view.metrics[side]
+            matched = self.view.matched[side]
+            for value_of, label in _METRIC_NAMES:
                 cells = [Cell(self.treatment[side]), Cell(label)]
                 for k in ks:
-                    m = metrics.get(str(k)) or {}
-                    value = m.get(key)
-                    tasks_text = f" ({m.get('eligible_tasks', 0)}/{m.get('total_tasks', 0)} tasks)"
+                    m = metrics.get(k)
+                    value = value_of(m) if m is not None else None
+                    tasks_text = f" ({m.eligible_tasks if m else 0}/{m.total_tasks if m else 0} tasks)"
                     shown = (fmt.fixed(value) if value is not None else "N/A (undefined)") + tasks_text
                     cells.append(fmt.num_cell(value, shown))
-                cells.append(
-                    Cell(f"{matched['passes']}/{matched['runs']}", fmt.sort_key(matched["passes"]), None, "num")
-                )
+                cells.append(Cell(f"{matched.passes}/{matched.runs}", fmt.sort_key(matched.passes), None, "num"))
                 rows.append(Row(tuple(cells)))
         return Table(
             id="pass-at-k-table",
@@ -188,12 +181,12 @@ class ComparisonSections(ComparisonContext):
 
     def metrics_chart(self) -> LineChart | None:
         """The per-k chart, or None when no value is defined (an empty plot would only mislead)."""
-        ks = tuple(self.doc["ks"])
+        ks = self.view.ks
         series = []
         for side in SIDES:
-            metrics = self.doc["metrics"][side]
-            for key, label, dash in (("pass_at_k", "pass@k", "solid"), ("pass_pow_k", "pass^k", "dash")):
-                ys = tuple((metrics.get(str(k)) or {}).get(key) for k in ks)
+            metrics = self.view.metrics[side]
+            for value_of, label, dash in ((_pass_at_k, "pass@k", "solid"), (_pass_pow_k, "pass^k", "dash")):
+                ys = tuple(value_of(m) if (m := metrics.get(k)) is not None else None for k in ks)
                 series.append(Series(f"{side_label(side)} {label} ({self.treatment[side]})", ks, ys, dash))
         if all(y is None for s in series for y in s.y):
             return None
@@ -213,51 +206,38 @@ class ComparisonSections(ComparisonContext):
     def efficiency_chart(self) -> ScatterChart | None:
         """Cost per run (else wall duration per run) against pass@1, one point per side with its 95%
         interval; None without such telemetry on both sides or without pass@1 (k = 1 not requested)."""
-        block = self.doc["efficiency"]["all_aligned"]
-        found = None
-        for key, kind, what in (("total_cost_usd", "usd", "model cost"), ("duration_seconds", "seconds", "duration")):
-            for rows, source in (
-                (block["rows"], "re-derived from the agent's own stdout"),
-                (block.get("reported_rows") or (), "reported by the harness"),
-            ):
-                row = next((r for r in rows if r["key"] == key and r["complete"]), None)
-                if (
-                    row is not None
-                    and fmt.is_number(row["candidate_average"])
-                    and fmt.is_number(row["baseline_average"])
-                ):
-                    found = (row, kind, what, source)
-                    break
-            if found:
-                break
+        found = self._efficiency_row()
         if found is None:
             return None
         row, kind, what, source = found
+        statistics = self.view.statistics
         points = []
         for side in SIDES:
-            entry = next((e for e in self.doc["statistics"][side] if e.get("k") == 1), None)
-            metric = (entry or {}).get("pass_at_k") or {}
-            value, interval = metric.get("estimate"), metric.get("interval") or {}
-            if not isinstance(value, int | float) or isinstance(value, bool):
+            summaries = (
+                () if statistics is None else statistics.candidate if side == "candidate" else statistics.baseline
+            )
+            metric = next((summary.pass_at_k for summary in summaries if summary.k == 1), None)
+            estimate = _finite(metric.estimate) if metric is not None else None
+            if metric is None or estimate is None:
                 return None
-            estimate = float(value)
-            average = row[f"{side}_average"]
+            average = row.candidate_average if side == "candidate" else row.baseline_average
+            assert average is not None  # _efficiency_row keeps only rows with both averages
             points.append(
                 ScatterPoint(
                     f"{side_label(side)} ({self.treatment[side]})",
                     float(average),
                     estimate,
-                    interval.get("lower"),
-                    interval.get("upper"),
+                    _finite(metric.interval.lower),
+                    _finite(metric.interval.upper),
                     f"{side_label(side)} ({self.treatment[side]}): pass@1 {estimate * 100:.1f}%, "
-                    f"{what} {fmt.by_kind(average, row['kind'])} per run",
+                    f"{what} {fmt.by_kind(average, row.kind)} per run",
                 )
             )
         return ScatterChart(
             id="chart-efficiency",
             title=f"{what.capitalize()} per run against pass@1",
             caption=(
-                f"Each side's average {what} per run ({source}; over the {row['complete']:,} aligned pairs where both "
+                f"Each side's average {what} per run ({source}; over the {row.complete:,} aligned pairs where both "
                 "sides have it) against its task-macro pass@1, with the 95% interval of pass@1 as a vertical bar. "
                 f"Up is better; left is {'cheaper' if kind == 'usd' else 'faster'}."
             ),
@@ -268,16 +248,29 @@ class ComparisonSections(ComparisonContext):
             y_unit="pp",
         )
 
+    def _efficiency_row(self) -> tuple[EfficiencyRow, str, str, str] | None:
+        """The all-aligned row the efficiency chart plots (cost, else duration; re-derived, else reported)."""
+        block = self.view.efficiency.all_aligned
+        for key, kind, what in (("total_cost_usd", "usd", "model cost"), ("duration_seconds", "seconds", "duration")):
+            for rows, source in (
+                (block.rows, "re-derived from the agent's own stdout"),
+                (block.reported_rows, "reported by the harness"),
+            ):
+                row = next((r for r in rows if r.key == key and r.complete), None)
+                if row is not None and fmt.is_number(row.candidate_average) and fmt.is_number(row.baseline_average):
+                    return row, kind, what, source
+        return None
+
     def task_difference_chart(self, per_direction: int = 10) -> DotChart | None:
         """The tasks that drive the result: the largest per-task differences in matched pass rate
         (candidate − baseline), up to *per_direction* each way, most positive first; None when no
         task differs."""
         moved = []
-        for row in self.doc["task_outcomes"]:
-            pairs, cand, base = row["pairs"], row["candidate_passes"], row["baseline_passes"]
-            diff = task_difference(row)
+        for row in self.view.task_outcomes:
+            pairs, cand, base = row.pairs, row.candidate_passes, row.baseline_passes
+            diff = row.difference
             if diff is not None and cand != base:
-                moved.append((row["task"], diff, cand, base, pairs))
+                moved.append((row.task, diff, cand, base, pairs))
         if not moved:
             return None
         moved.sort(key=lambda item: (-item[1], item[0]))
@@ -314,31 +307,29 @@ class ComparisonSections(ComparisonContext):
         rows = []
         missing = []
         for side in SIDES:
-            d = self.doc["duration"][side]
+            d = self.view.duration[side]
             rows.append(
                 Row(
                     (
                         Cell(self.treatment[side]),
-                        fmt.num_cell(d["matched"]),
-                        Cell(f"{d['covered']}/{d['matched']}", fmt.sort_key(d["covered"]), None, "num"),
-                        fmt.num_cell(d["total_seconds"], fmt.seconds(d["total_seconds"])),
-                        fmt.num_cell(d["average_seconds"], fmt.seconds(d["average_seconds"])),
+                        fmt.num_cell(d.matched),
+                        Cell(f"{d.covered}/{d.matched}", fmt.sort_key(d.covered), None, "num"),
+                        fmt.num_cell(d.total_seconds, fmt.seconds(d.total_seconds)),
+                        fmt.num_cell(d.average_seconds, fmt.seconds(d.average_seconds)),
                         Cell("raw stdout (extract_events)" + _disagreement_note(d)),
                     )
                 )
             )
-            stated = d.get("reported") or {}
-            if stated.get("covered"):  # runs without raw stdout whose report states a duration: labelled
+            stated = d.reported
+            if stated.covered:  # runs without raw stdout whose report states a duration: labelled
                 rows.append(
                     Row(
                         (
                             Cell(self.treatment[side]),
-                            fmt.num_cell(len(d["missing"])),
-                            Cell(
-                                f"{stated['covered']}/{len(d['missing'])}", fmt.sort_key(stated["covered"]), None, "num"
-                            ),
-                            fmt.num_cell(stated["total_seconds"], fmt.seconds(stated["total_seconds"])),
-                            fmt.num_cell(stated["average_seconds"], fmt.seconds(stated["average_seconds"])),
+                            fmt.num_cell(len(d.missing)),
+                            Cell(f"{stated.covered}/{len(d.missing)}", fmt.sort_key(stated.covered), None, "num"),
+                            fmt.num_cell(stated.total_seconds, fmt.seconds(stated.total_seconds)),
+                            fmt.num_cell(stated.average_seconds, fmt.seconds(stated.average_seconds)),
                             Cell(
                                 "reported by the harness (runs without raw stdout; not re-derived)", None, None, "warn"
                             ),
@@ -346,17 +337,12 @@ class ComparisonSections(ComparisonContext):
                         "reported",
                     )
                 )
-            if d["missing"]:
-                links = tuple(
-                    Link(f"{item['task']}#r{item['rep']}", self.task_link(item["task"], self.url) or "")
-                    for item in d["missing"]
-                )
+            if d.missing:
+                links = tuple(Link(f"{task}#r{rep}", self.task_link(task, self.url) or "") for task, rep in d.missing)
                 missing.append((self.treatment[side], links))
         table = Table(
             id="duration-table",
-            caption="Duration"
-            if any(self.doc[side].get("format", "comet") != "comet" for side in SIDES)
-            else "Duration from raw stdout",
+            caption="Duration" if self.view.imported else "Duration from raw stdout",
             columns=(
                 Column("Treatment"),
                 Column("Matched pairs", True),
@@ -372,15 +358,11 @@ class ComparisonSections(ComparisonContext):
 
     def efficiency_tables(self) -> tuple[Table, ...]:
         tables = []
-        for key, caption, anchor in (
-            ("strict_success", "Strict-success intersection", "efficiency-strict-success"),
-            ("all_aligned", "All aligned runs", "efficiency-all-aligned"),
-        ):
-            block = self.doc["efficiency"][key]
-            pairs = block["pairs"]
+        for (_key, block), (caption, anchor) in zip(self.view.efficiency.named(), _EFFICIENCY_TABLES, strict=True):
+            pairs = block.pairs
             rows = []
-            for row in block["rows"]:
-                complete = row["complete"]
+            for row in block.rows:
+                complete = row.complete
                 complete_text = (
                     f"{complete}/{pairs}"
                     if isinstance(complete, int) and not isinstance(complete, bool)
@@ -390,18 +372,16 @@ class ComparisonSections(ComparisonContext):
                     Row(
                         (
                             Cell(
-                                str(row["label"]) + _row_disagreement(row),
+                                str(row.label) + _row_disagreement(row),
                                 None,
                                 None,
-                                "warn" if row.get("reported_disagreements") else "",
-                                str(row["key"]),
+                                "warn" if row.disagreements else "",
+                                str(row.key),
                             ),
                             Cell(
                                 complete_text, fmt.sort_key(complete) if fmt.is_number(complete) else None, None, "num"
                             ),
-                            fmt.num_cell(row["candidate_average"], fmt.by_kind(row["candidate_average"], row["kind"])),
-                            fmt.num_cell(row["baseline_average"], fmt.by_kind(row["baseline_average"], row["kind"])),
-                            fmt.num_cell(row["delta_pct"], fmt.change(row["delta_pct"])),
+                            *_average_cells(row),
                         )
                     )
                 )
@@ -428,22 +408,22 @@ class ComparisonSections(ComparisonContext):
 
     def manifest_table(self) -> Table:
         rows = []
-        for entry in self.doc["manifest_audit"]:
-            cand, base = entry["candidate"], entry["baseline"]
+        for entry in self.view.manifest_audit:
+            cand, base = entry.candidate, entry.baseline
             if cand is None and base is None:
                 continue
             source = "/".join(
                 (
-                    str(cand["source"]) if cand else "candidate-missing",
-                    str(base["source"]) if base else "baseline-missing",
+                    str(cand.source) if cand else "candidate-missing",
+                    str(base.source) if base else "baseline-missing",
                 )
             )
             differs = False
-            cells = [self.task_cell(entry["task"], self.url)]
-            case_differs = bool(cand and base and cand["case_hash"] != base["case_hash"])
+            cells = [self.task_cell(entry.task, self.url)]
+            case_differs = bool(cand and base and cand.case_hash != base.case_hash)
             differs |= case_differs
             for manifest in (cand, base):
-                value = manifest["case_hash"] if manifest else None
+                value = manifest.case_hash if manifest else None
                 cells.append(
                     Cell(
                         fmt.hash12(value) if manifest else "—",
@@ -454,10 +434,10 @@ class ComparisonSections(ComparisonContext):
                     )
                 )
             cells.append(Cell(source, None, None, "warn" if not (cand and base) else ""))
-            states = entry.get("states") or {}
+            states = entry.states
             for key, _label in AUDIT_COLUMNS:
-                c_val = cand.get(key) if cand else None
-                b_val = base.get(key) if base else None
+                c_val = cand.field_value(key) if cand else None
+                b_val = base.field_value(key) if base else None
                 state = states.get(key)
                 if state in ("missing-both", "missing-candidate", "missing-baseline", "not-hashed"):
                     # a missing or unhashed part is never shown as a hash both sides agree on
@@ -474,7 +454,7 @@ class ComparisonSections(ComparisonContext):
         return Table(
             id="manifest-audit-table",
             caption="Case manifest audit (first record of each task per side; differences marked ≠)"
-            + _audit_summary_text(self.doc.get("manifest_audit_summary")),
+            + _audit_summary_text(self.view.audit_summary),
             columns=(Column("Task"), Column("Candidate case"), Column("Baseline case"), Column("Source"))
             + tuple(Column(label) for _key, label in AUDIT_COLUMNS),
             rows=tuple(rows),
@@ -489,10 +469,8 @@ class ComparisonSections(ComparisonContext):
 
     def skipped_table(self) -> Table:
         rows = tuple(
-            Row(
-                (Cell(side_label(item["side"])), Cell(str(item["file"]), None, None, "mono"), Cell(str(item["reason"])))
-            )
-            for item in self.doc["skipped_reports"]
+            Row((Cell(side_label(item.side)), Cell(str(item.file), None, None, "mono"), Cell(str(item.reason))))
+            for item in self.view.skipped_reports
         )
         return Table(
             id="skipped-reports-table",
@@ -503,32 +481,65 @@ class ComparisonSections(ComparisonContext):
         )
 
 
-def _disagreement_note(duration: Any) -> str:
+_EFFICIENCY_TABLES = (
+    ("Strict-success intersection", "efficiency-strict-success"),
+    ("All aligned runs", "efficiency-all-aligned"),
+)
+
+
+def _pass_at_k(metrics: MacroMetrics) -> float | None:
+    return metrics.pass_at_k
+
+
+def _pass_pow_k(metrics: MacroMetrics) -> float | None:
+    return metrics.pass_pow_k
+
+
+def _pass_pow_k_unbiased(metrics: MacroMetrics) -> float | None:
+    return metrics.pass_pow_k_unbiased
+
+
+_METRIC_NAMES = ((_pass_at_k, "pass@k"), (_pass_pow_k, "pass^k"), (_pass_pow_k_unbiased, "pass^k (unbiased)"))
+
+
+def _finite(value: float | None) -> float | None:
+    """A statistic as the document states it: a finite number, else None."""
+    return value if is_number(value) else None
+
+
+def _disagreement_note(duration: DurationSummary) -> str:
     """'; reported differs in N runs' when the harness's numbers disagree with raw stdout (raw stdout wins)."""
-    count = len((duration.get("reported") or {}).get("disagreements") or ())
+    count = len(duration.reported.disagreements)
     return f"; the reported duration differs in {count:,} run(s) (raw stdout used)" if count else ""
 
 
-def _row_disagreement(row: Any) -> str:
-    count = row.get("reported_disagreements") or 0
+def _row_disagreement(row: EfficiencyRow) -> str:
+    count = row.disagreements
     return f" (reported value differs in {count:,} run(s); raw stdout used)" if count else ""
 
 
-def _reported_rows(block: Any) -> list[Row]:
+def _average_cells(row: EfficiencyRow) -> tuple[Cell, Cell, Cell]:
+    """An efficiency row's candidate and baseline averages and the candidate's change."""
+    return (
+        fmt.num_cell(row.candidate_average, fmt.by_kind(row.candidate_average, row.kind)),
+        fmt.num_cell(row.baseline_average, fmt.by_kind(row.baseline_average, row.kind)),
+        fmt.num_cell(row.delta_pct, fmt.change(row.delta_pct)),
+    )
+
+
+def _reported_rows(block: EfficiencyTable) -> list[Row]:
     """Efficiency rows of numbers the harness reported: their own rows, labelled, never merged."""
-    pairs = block["pairs"]
+    pairs = block.pairs
     rows = []
-    for row in block.get("reported_rows") or ():
-        if not row.get("complete"):
+    for row in block.reported_rows:
+        if not row.complete:
             continue
         rows.append(
             Row(
                 (
-                    Cell(f"{row['label']} — reported by the harness", None, None, "warn", str(row["key"])),
-                    Cell(f"{row['complete']}/{pairs}", fmt.sort_key(row["complete"]), None, "num"),
-                    fmt.num_cell(row["candidate_average"], fmt.by_kind(row["candidate_average"], row["kind"])),
-                    fmt.num_cell(row["baseline_average"], fmt.by_kind(row["baseline_average"], row["kind"])),
-                    fmt.num_cell(row["delta_pct"], fmt.change(row["delta_pct"])),
+                    Cell(f"{row.label} — reported by the harness", None, None, "warn", str(row.key)),
+                    Cell(f"{row.complete}/{pairs}", fmt.sort_key(row.complete), None, "num"),
+                    *_average_cells(row),
                 ),
                 "reported",
             )
@@ -536,10 +547,8 @@ def _reported_rows(block: Any) -> list[Row]:
     return rows
 
 
-def _audit_summary_text(summary: Any) -> str:
+def _audit_summary_text(summary: Mapping[str, Mapping[str, int]]) -> str:
     """'. Not all parts agree: Data: not hashed (missing on both sides) in 7 of 8 tasks; ...' or ''."""
-    if not isinstance(summary, dict):
-        return ""
     labels = dict(MANIFEST_FIELDS)
     notes = []
     for part, counts in summary.items():

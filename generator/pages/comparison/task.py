@@ -14,6 +14,7 @@ from functools import cached_property
 from typing import Any
 
 from generator.model.common import SIDES, sha256_text
+from generator.model.comparison_view import RunEntry
 from generator.model.runs import PART_STATES, task_folder_problem
 from generator.pages import format as fmt
 from generator.pages.comparison.context import (
@@ -56,7 +57,13 @@ _STATE_CLS = {
     "no-record": "na",
 }
 _STATE_SORT = {"differs": "0", "missing-candidate": "1", "missing-baseline": "1", "one-sided": "2", "same": "5"}
-_PROVENANCE = (("run", "run"), ("trial_name", "trial"), ("failure_mode", "failure mode"), ("agent_run_id", "agent run"))
+_PROVENANCE = (
+    ("run", "run"),
+    ("trial_name", "trial"),
+    ("failure_mode", "failure mode"),
+    ("agent_run_id", "agent run"),
+    ("model", "model"),
+)
 # Reported-only telemetry columns, after the re-derived ones.
 _REPORTED_ONLY = (
     ("agent_duration_seconds", "Agent duration", "seconds"),
@@ -68,21 +75,24 @@ _REPORTED_ONLY = (
 class TaskPages(ComparisonContext):
     """The task pages of one comparison."""
 
+    _task_runs: tuple[str, list[RunEntry]] | None = None  # the last task page's runs (see _runs)
+
     def format_notices(self) -> tuple[Notice, ...]:
         """Each imported side's format and what that format cannot record (e.g. Harbor's trial order)."""
         notices = []
-        for side in ("candidate", "baseline"):
-            facts = self.doc.get(side) or {}
-            fmt = facts.get("format")
-            if not fmt:
+        for side in SIDES:
+            facts = self.view.sides[side]
+            if not facts.imported:
                 continue  # a Comet experiment
-            notes = " ".join(str(note) for note in facts.get("format_notes") or ())
-            notices.append(Notice("info", f"The {side} side is in the {fmt} format." + (f" {notes}" if notes else "")))
+            notes = " ".join(str(note) for note in facts.format_notes)
+            notices.append(
+                Notice("info", f"The {side} side is in the {facts.format} format." + (f" {notes}" if notes else ""))
+            )
         return tuple(notices)
 
     def audit_notices(self) -> tuple[Notice, ...]:
         """Top-of-page notices: imported formats, then manifests rebuilt without the task files."""
-        count = (self.doc.get("limitations") or {}).get("fallback_without_task_files") or 0
+        count = self.view.limitations.fallback_without_task_files
         if not count:
             return self.format_notices()
         return self.format_notices() + (
@@ -95,14 +105,14 @@ class TaskPages(ComparisonContext):
         )
 
     def hashes_table(self, task: str) -> tuple[Table, tuple[str, ...]]:
-        entry = self.audit_by_task.get(task) or {"candidate": None, "baseline": None}
-        cand, base = entry["candidate"], entry["baseline"]
-        states: Mapping[str, str] = entry.get("states") or {}
+        entry = self.audit_by_task.get(task)
+        cand, base = (entry.candidate, entry.baseline) if entry else (None, None)
+        states: Mapping[str, str] = entry.states if entry else {}
         rows = []
         differ = []
         for key, label in MANIFEST_FIELDS:
-            c_val = cand.get(key) if cand else None
-            b_val = base.get(key) if base else None
+            c_val = cand.field_value(key) if cand else None
+            b_val = base.field_value(key) if base else None
             state = states.get(key)
             if state is not None:  # the audit state the comparison recorded
                 verdict = _shared_cell(
@@ -150,7 +160,7 @@ class TaskPages(ComparisonContext):
         return self._shown_sides.get((task, rep), set()) >= {"candidate", "baseline"}
 
     def _has_steps(self, task: str) -> bool:
-        return any(self._paired_runs(task, int(pair["rep"])) for pair in self.pairs_by_task.get(task, ()))
+        return any(self._paired_runs(task, int(pair.rep)) for pair in self.pairs_by_task.get(task, ()))
 
     def _steps_cell(self, task: str, rep: int, steps: bool) -> tuple[Cell, ...]:
         """The Steps cell of a pair row (none when no pair of the task has aligned steps: *steps*)."""
@@ -165,19 +175,19 @@ class TaskPages(ComparisonContext):
         rows = []
         for pair in self.pairs_by_task.get(task, ()):
             lead = (
-                _rep_cell(pair["rep"]),
-                Cell(fmt.hash12(pair["case_hash"]), None, None, "mono", pair["case_hash"]),
-                fmt.bool_cell(pair["candidate_passed"]),
-                fmt.bool_cell(pair["baseline_passed"]),
+                _rep_cell(pair.rep),
+                Cell(fmt.hash12(pair.case_hash), None, None, "mono", pair.case_hash),
+                fmt.bool_cell(pair.candidate_passed),
+                fmt.bool_cell(pair.baseline_passed),
             )
-            rep = int(pair["rep"])
+            rep = int(pair.rep)
             if steps is None:
                 steps = self._has_steps(task)
             rows.append(
                 Row(
                     (*lead, *self._steps_cell(task, rep, steps)),
-                    "mismatch" if pair["candidate_passed"] != pair["baseline_passed"] else "",
-                    f"pair-r{int(pair['rep'])}",  # a stable anchor: task page#pair-r2
+                    "mismatch" if pair.candidate_passed != pair.baseline_passed else "",
+                    f"pair-r{rep}",  # a stable anchor: task page#pair-r2
                 )
             )
         return Table(
@@ -193,18 +203,22 @@ class TaskPages(ComparisonContext):
             empty="No strictly matched pairs for this task.",
         )
 
-    def _runs(self, task: str) -> list[Mapping[str, Any]]:
+    def _runs(self, task: str) -> list[RunEntry]:
+        """The task's runs by repetition, then side (made once a task page: its two tables share them)."""
+        cached = self._task_runs
+        if cached is not None and cached[0] == task:
+            return cached[1]
         order = {side: index for index, side in enumerate(SIDES)}
-        return sorted(
-            self.runs_by_task.get(task, ()),
-            key=lambda run: (run["rep"], order.get(run["side"], 9), str(run["file"])),
-        )
+        runs = sorted(self.runs_of(task), key=lambda run: (run.rep, order.get(run.side, 9), str(run.file)))
+        self._task_runs = (task, runs)
+        return runs
 
-    def _raw_stdout_cell(self, task: str, run: Mapping[str, Any]) -> Cell:
+    def _raw_stdout_cell(self, task: str, run: RunEntry) -> Cell:
         """The artifact state; a link to the run page when the transcript is shown, else why not."""
-        text = f"{run['artifact']}: {run['artifact_reason']}" if run.get("artifact_reason") else str(run["artifact"])
-        cls = "warn" if run["artifact"] in ("rejected", "absent") else ""
-        key = (str(run["side"]), task, int(run["rep"]), str(run["file"]))
+        status = run.artifact_status
+        text = f"{status}: {run.artifact_reason}" if run.artifact_reason else str(status)
+        cls = "warn" if status in ("rejected", "absent") else ""
+        key = (str(run.side), task, int(run.rep), str(run.file))
         if key not in self.source.run_pages:
             return _shared_cell(text, None, cls)
         variant, problem = self.source.run_pages[key]
@@ -218,39 +232,39 @@ class TaskPages(ComparisonContext):
         anchors: Counter[str] = Counter()
         for run in self._runs(task):
             # a stable anchor per run: task page#run-candidate-r2 (-2, -3, ... for a repeated report of one key)
-            anchor = f"run-{run['side']}-r{int(run['rep'])}"
+            anchor = f"run-{run.side}-r{int(run.rep)}"
             anchors[anchor] += 1
             anchor += f"-{anchors[anchor]}" if anchors[anchor] > 1 else ""
-            quality = run["quality"] or {}
-            manifest = run["manifest"] or {}
-            checks = run["checks_failed"] or []
-            quality_text = str(quality.get("status", fmt.NA))
-            if quality.get("reason_code"):
-                quality_text += f" ({quality['reason_code']})"
+            quality = run.quality
+            manifest = run.manifest
+            checks = run.checks_failed
+            quality_text = str(quality.status)
+            if quality.reason_code:
+                quality_text += f" ({quality.reason_code})"
             rows.append(
                 Row(
                     (
-                        _rep_cell(run["rep"]),
-                        _side_cell(run["side"]),
-                        fmt.bool_cell(run["passed"]),
+                        _rep_cell(run.rep),
+                        _side_cell(run.side),
+                        fmt.bool_cell(run.passed),
                         _shared_cell(
                             "; ".join(str(c) for c in checks) if checks else "—",
                             str(len(checks)),
                             "fail" if checks else "",
                         ),
                         _shared_cell(quality_text),
-                        fmt.bool_cell(quality.get("include_in_analysis"), "included", "excluded"),
+                        fmt.bool_cell(quality.include_in_analysis, "included", "excluded"),
                         Cell(
-                            f"{'valid' if manifest.get('valid') else 'invalid'} · {manifest.get('source', fmt.NA)}",
+                            f"{'valid' if run.manifest_valid else 'invalid'} · {manifest.source}",
                             None,
                             None,
-                            "" if manifest.get("valid") else "fail",
-                            manifest.get("case_hash"),
+                            "" if run.manifest_valid else "fail",
+                            manifest.case_hash,
                         ),
-                        fmt.bool_cell(run["paired"], "paired", "unpaired"),
+                        fmt.bool_cell(run.paired, "paired", "unpaired"),
                         self._raw_stdout_cell(task, run),
-                        Cell(str(run["file"]), None, None, "mono"),
-                        _provenance_cell(run.get("provenance")),
+                        Cell(str(run.file), None, None, "mono"),
+                        _provenance_cell(run.provenance),
                     ),
                     "",
                     anchor,
@@ -283,14 +297,16 @@ class TaskPages(ComparisonContext):
         """
         rows: list[Row | NumberRow] = []
         for run in self._runs(task):
-            reported = run.get("reported_telemetry")
-            lead = (_rep_cell(run["rep"]), _side_cell(run["side"]))
-            telemetry = run["telemetry"]
-            texts, sorts = _telemetry_numbers(telemetry if isinstance(telemetry, dict) else None, TELEMETRY_FIELDS)
+            reported = run.reported
+            lead = (_rep_cell(run.rep), _side_cell(run.side))
+            telemetry = run.telemetry
+            texts, sorts = _telemetry_numbers(telemetry, TELEMETRY_FIELDS)
             texts += _NOT_DERIVED_TEXTS  # raw stdout re-derives none of these
             sorts += _NOT_DERIVED_SORTS
-            rows.append(NumberRow((*lead, _RAW_STDOUT), tuple(texts), tuple(sorts), "" if telemetry else "muted"))
-            if isinstance(reported, dict):
+            rows.append(
+                NumberRow((*lead, _RAW_STDOUT), tuple(texts), tuple(sorts), "" if telemetry is not None else "muted")
+            )
+            if reported is not None:
                 texts, sorts = _telemetry_numbers(reported, _TELEMETRY_COLUMNS)
                 rows.append(NumberRow((*lead, _REPORTED), tuple(texts), tuple(sorts), "reported"))
         return Table(
@@ -303,39 +319,48 @@ class TaskPages(ComparisonContext):
             empty="No runs.",
         )
 
-    def task_page(self, index: int) -> PageBundle:
-        task = self.tasks[index]
-        url = task_url(self.id, task)
+    def _instruction_note(self, task: str, instruction: str | None) -> str | None:
+        """Why a task page shows no instruction (None when it shows one)."""
+        if instruction is not None:
+            return None
+        if self.source.tasks_configured and (problem := task_folder_problem(task)) is not None:
+            return f"The instruction is not looked up and this task's tasks-tree paths hash as missing: {problem}."
+        if self.source.tasks_configured:
+            return "No readable instruction.md was found for this task in the tasks folder."
+        return "No tasks folder is configured for this comparison, so the instruction is not shown."
+
+    def _task_facts(self, task: str) -> tuple[tuple[str, str], ...]:
+        """The task page's facts: its comparison, matched repetitions, each side's passes and its issues."""
         outcome = self.outcome_by_task.get(task)
-        hashes, differ = self.hashes_table(task)
-        instruction = self.source.instructions.get(task)
-        if instruction is not None:
-            note = None
-        elif self.source.tasks_configured and (problem := task_folder_problem(task)) is not None:
-            note = f"The instruction is not looked up and this task's tasks-tree paths hash as missing: {problem}."
-        elif self.source.tasks_configured:
-            note = "No readable instruction.md was found for this task in the tasks folder."
-        else:
-            note = "No tasks folder is configured for this comparison, so the instruction is not shown."
-        inputs = list(self.source.inputs)
-        if instruction is not None:
-            inputs.append(InputDigest("instruction", "instruction.md", sha256_text(instruction), "UTF-8 text as read"))
         facts = [("Comparison", self.source.title)]
         if outcome is not None:
             facts += [
-                ("Matched reps", ",".join(str(r) for r in outcome["reps"]) or "—"),
-                (phrase("{} passes", self.treatment["candidate"]), f"{outcome['candidate_passes']}/{outcome['pairs']}"),
-                (phrase("{} passes", self.treatment["baseline"]), f"{outcome['baseline_passes']}/{outcome['pairs']}"),
+                ("Matched reps", ",".join(str(r) for r in outcome.reps) or "—"),
+                *(
+                    (phrase("{} passes", self.treatment[side]), f"{outcome.passes(side)}/{outcome.pairs}")
+                    for side in SIDES
+                ),
             ]
         facts.append(("Issues for this task", str(len(self.issues_by_task.get(task, ())))))
-        previous = (
-            Link(self.tasks[index - 1], rel(url, task_url(self.id, self.tasks[index - 1]))) if index > 0 else None
-        )
-        following = (
-            Link(self.tasks[index + 1], rel(url, task_url(self.id, self.tasks[index + 1])))
-            if index + 1 < len(self.tasks)
-            else None
-        )
+        return tuple(facts)
+
+    def _neighbour(self, url: str, index: int) -> Link | None:
+        """A link to the task at *index* in the comparison's order, or None past either end."""
+        if not 0 <= index < len(self.tasks):
+            return None
+        return Link(self.tasks[index], rel(url, task_url(self.id, self.tasks[index])))
+
+    def task_page(self, index: int) -> PageBundle:
+        task = self.tasks[index]
+        url = task_url(self.id, task)
+        hashes, differ = self.hashes_table(task)
+        instruction = self.source.instructions.get(task)
+        note = self._instruction_note(task, instruction)
+        inputs = list(self.source.inputs)
+        if instruction is not None:
+            inputs.append(InputDigest("instruction", "instruction.md", sha256_text(instruction), "UTF-8 text as read"))
+        facts = self._task_facts(task)
+        previous, following = self._neighbour(url, index - 1), self._neighbour(url, index + 1)
         page = TaskPage(
             meta=self.meta(
                 url,
@@ -348,7 +373,7 @@ class TaskPages(ComparisonContext):
             task=task,
             instruction=instruction,
             instruction_note=note,
-            facts=tuple(facts),
+            facts=facts,
             hashes_table=hashes,
             hashes_differ=differ,
             pairs_table=self.pairs_table(task),
@@ -523,11 +548,10 @@ def _rep_cell(rep: Any) -> Cell:
     return cell
 
 
-def _provenance_cell(provenance: Any) -> Cell:
+def _provenance_cell(provenance: tuple[tuple[str, str], ...]) -> Cell:
     """The upstream identities of one run (source run, trial, failure mode, model), or a dash."""
-    if not provenance or not isinstance(provenance, Mapping):
+    shown = dict(provenance)
+    parts = [f"{label}: {shown[key]}" for key, label in _PROVENANCE if shown.get(key)]
+    if not parts:
         return _NO_PROVENANCE
-    parts = [f"{label}: {provenance[key]}" for key, label in _PROVENANCE if provenance.get(key)]
-    if provenance.get("model"):
-        parts.append(f"model: {provenance['model']}")
     return _shared_cell(" · ".join(parts), None, "mono")

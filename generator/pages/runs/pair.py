@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from generator.model.common import SIDES
 from generator.model.transcript import StepAlignment
 from generator.pages.models import Cell, Column, Link, PageMeta, Row, SiteInfo, Table
 from generator.pages.urls import comparison_url, index_url, pair_url, rel, run_url, task_url
@@ -64,8 +65,10 @@ def pair_page(
     url = pair_url(cid, task, rep)
     rows = []
     for number, aligned in enumerate(alignment.rows[:MAX_PAIR_ROWS], 1):
-        c_step, c_call = _cell(url, aligned.candidate, "step", pages.get("candidate", {}), cid, task, "candidate", rep)
-        b_step, b_call = _cell(url, aligned.baseline, "step", pages.get("baseline", {}), cid, task, "baseline", rep)
+        (c_step, c_call), (b_step, b_call) = (
+            _cell(url, call, "step", pages.get(side, {}), cid, task, side, rep)
+            for side, call in zip(SIDES, (aligned.candidate, aligned.baseline), strict=True)
+        )
         first = number == alignment.first_divergence
         op = Cell(
             _OP_WORDS[aligned.op] + (" (first divergence)" if first else ""),

@@ -32,7 +32,6 @@ from generator.pages import format as fmt
 from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
 from generator.pages.names import visible
 from generator.render.comparison import wording
-from generator.render.comparison.document import comparison_document
 
 __all__ = ["cell", "code", "comparison_markdown", "metric", "row", "table", "untrusted"]
 
@@ -98,9 +97,9 @@ def _sides_text(sides: Sequence[str]) -> str:
     return " and ".join(sides)
 
 
-def comparison_markdown(result: ComparisonResult, document: Doc | None = None) -> str:
-    """The report of one result; ``document`` is its JSON document when the caller already made it."""
-    doc = comparison_document(result) if document is None else document
+def comparison_markdown(result: ComparisonResult, document: Doc) -> str:
+    """The report of one result, from its JSON document."""
+    doc = document
     cand, base = doc["candidate"], doc["baseline"]
     ks = result.ks
     lines = [
