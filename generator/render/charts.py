@@ -391,9 +391,7 @@ def _heatmap_figure(spec: HeatmapChart) -> go.Figure:
             zmax=span,
             zmid=0,
             colorscale="RdBu",
-            colorbar={
-                "title": {"text": "points", "side": "right"}
-            },  # "100" overprints a title on top
+            colorbar={"title": {"text": "points", "side": "right"}},  # "100" overprints a title on top
             text=[[plot_text(h, 200) for h in row] for row in spec.hover],
             customdata=[list(row) for row in spec.links],
             hovertemplate="%{text}<extra></extra>",
