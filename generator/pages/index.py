@@ -8,7 +8,6 @@ from typing import Any
 
 from generator.model.common import SIDES
 from generator.model.comparison_view import ComparisonView
-from generator.model.ledger import ELIGIBLE
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
@@ -84,16 +83,17 @@ def comparison_headline(
 def ledger_headline(entry_id: str, title: str, result: LedgerResult) -> Headline:
     from generator.pages.ledger.conditions import condition_reasons  # the words live with the ledger page
 
-    summary = result.summary
+    ledger = result.facts
+    if ledger is None:
+        raise ValueError("ledger summary is not the reference summary schema (schemaVersion 1)")
     rows = []
-    for row in summary["candidates"]:
+    for row in ledger.candidates:
         failed = [label for _key, label, passed, _why in condition_reasons(result, row) if not passed]
-        eligible = row["recommendation"] == ELIGIBLE
         rows.append(
             Row(
                 (
-                    Cell(str(row["armId"])),
-                    Cell(str(row["recommendation"]), None, None, "pass" if eligible else "fail"),
+                    Cell(row.arm_id),
+                    Cell(row.recommendation, None, None, "pass" if row.eligible else "fail"),
                     Cell(", ".join(failed) if failed else "none"),
                 )
             )
@@ -106,9 +106,9 @@ def ledger_headline(entry_id: str, title: str, result: LedgerResult) -> Headline
         sortable=False,
     )
     facts = (
-        f"Campaign {summary['campaignId']}",
-        f"{summary['receiptCount']:,} receipts",
-        f"baseline arm {summary['baselineArmId']}",
+        f"Campaign {ledger.campaign_id}",
+        f"{ledger.receipt_count:,} receipts",
+        f"baseline arm {ledger.baseline_arm_id}",
     )
     return Headline("ledger", entry_id, title, ledger_url(entry_id), True, None, facts, table)
 

@@ -19,10 +19,10 @@ PAGES = Path(__file__).resolve().parents[2] / "generator" / "pages"
 BUDGETS = {
     # the comparison and task pages format a ComparisonView (model/comparison_view.py)
     "comparison": 0,
-    # the ledger pages take LedgerResult.facts; one lookup reads a summary row's armId the index passes
-    "ledger": 1,
-    # the comparison headline formats the view; the ledger headline still reads the ledger summary
-    "index.py": 7,
+    # the ledger pages take LedgerResult.facts (model/ledger_result.py)
+    "ledger": 0,
+    # the comparison headline formats the view, the ledger headline LedgerResult.facts
+    "index.py": 0,
     # run and pair pages
     "runs": 0,
 }

@@ -199,10 +199,19 @@ def test_ledger_page_and_one_arm_page_per_arm():
     assert arm.candidate is not None and bundles[1].page.candidate is None  # baseline has no admission
 
 
+def _reasons(summary, row):  # type: ignore[no-untyped-def]
+    """The reasons for a summary's candidate row, asked of its typed row as the pages do."""
+    result = ledger_result(summary)
+    assert result.facts is not None
+    typed = result.facts.candidate(row["armId"])
+    assert typed is not None
+    return condition_reasons(result, typed)
+
+
 def test_every_condition_has_a_result_and_a_reason():
     summary = ledger_summary()
     for row in summary["candidates"]:
-        reasons = condition_reasons(ledger_result(summary), row)
+        reasons = _reasons(summary, row)
         assert [key for key, *_ in reasons] == [key for key, _ in CONDITIONS]
         for key, _label, passed, why in reasons:
             assert passed is row["conditions"][key]
@@ -212,14 +221,14 @@ def test_every_condition_has_a_result_and_a_reason():
 def test_reasons_quote_the_deciding_numbers():
     summary = ledger_summary()
     row = summary["candidates"][0]
-    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
+    why = {key: text for key, _l, _p, text in _reasons(summary, row)}
     fpr = row["paired"]["falsePositiveDifference"]
     assert f"{fpr['upper']:+.4f}" in why["falsePositiveMargin"]
     assert f"{summary['thresholds']['fprEpsilon']:.4f}" in why["falsePositiveMargin"]
     recall = row["paired"]["recallDifference"]
     assert f"{recall['lower']:+.4f}" in why["recallNonInferior"]
     maker = next(r for r in summary["candidates"] if r["armId"] == "maker-arm")
-    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), maker)}
+    why = {key: text for key, _l, _p, text in _reasons(summary, maker)}
     assert "conclusive mutation runs of 150 required" in why["containment"]
 
 
@@ -231,13 +240,13 @@ def test_underpowered_gates_are_named_as_such():
         {"pairs": 70, "candidateWins": 0, "candidateLosses": 0, "discordant": 0, "lower": -0.0513, "upper": 0.0513}
     )
     row["conditions"]["falsePositiveMargin"] = False
-    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
+    why = {key: text for key, _l, _p, text in _reasons(summary, row)}
     assert "at least 72 paired clean runs" in why["falsePositiveMargin"]
     arm = summary["arms"][row["armId"]]
     arm["validity"] = {"successes": 100, "total": 100, "rate": 1.0, "interval95": {"lower": 0.9638, "upper": 1.0}}
     summary["thresholds"]["validityLower"] = 0.98
     row["conditions"]["structuredOutputValidity"] = False
-    why = {key: text for key, _l, _p, text in condition_reasons(ledger_result(summary), row)}
+    why = {key: text for key, _l, _p, text in _reasons(summary, row)}
     assert "only from 183 attempts" in why["structuredOutputValidity"]
 
 
@@ -256,7 +265,7 @@ def test_empty_ledger_summary_still_builds():
         row["paired"]["recallDifference"] = {"lower": None, "upper": None, "pairs": 0, "method": "m"}
         row["conditions"]["evidenceEnvelope"] = False
     bundles = _ledger(summary)
-    why = {k: t for k, _l, _p, t in condition_reasons(ledger_result(summary), summary["candidates"][0])}
+    why = {k: t for k, _l, _p, t in _reasons(summary, summary["candidates"][0])}
     assert "The ledger is empty" in why["evidenceEnvelope"]
     assert "No paired recall observations" in why["recallNonInferior"]
     assert len(bundles) == 1 + len(summary["arms"])

@@ -7,9 +7,8 @@ module only puts them into sentences.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from generator.model.ledger import CONDITIONS
 from generator.model.ledger_result import (
@@ -40,23 +39,15 @@ class _Facts:
     arm_extra: ExtendedArm
 
 
-def condition_reasons(
-    result: LedgerResult, row: CandidateRow | Mapping[str, Any]
-) -> list[tuple[str, str, bool | None, str]]:
-    """``(key, label, passed, why)`` for every condition of one candidate row.
+def condition_reasons(result: LedgerResult, row: CandidateRow) -> list[tuple[str, str, bool | None, str]]:
+    """``(key, label, passed, why)`` for every condition of one candidate row of ``result.facts``.
 
-    ``row`` is a row of ``result.facts`` (or its summary object, by its ``armId``).  The extended
-    analyses (when the result has them) add detail: where identity mismatches happened and how many
-    attempts of a failed kill case passed.
+    The extended analyses (when the result has them) add detail: where identity mismatches happened
+    and how many attempts of a failed kill case passed.
     """
     ledger = result.facts
     if ledger is None:
         raise ValueError("ledger summary is not the reference summary schema (schemaVersion 1)")
-    if not isinstance(row, CandidateRow):
-        found = ledger.candidate(row["armId"])
-        if found is None:
-            raise ValueError("not a candidate row of this ledger")
-        row = found
     extended = ledger.extended
     context = _Facts(
         ledger=ledger,
