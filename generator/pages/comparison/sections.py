@@ -156,11 +156,13 @@ class ComparisonSections(ComparisonContext):
 
     def metrics_table(self) -> Table:
         ks = self.view.ks
+        # at k = 1 alone pass@1, pass^1 and its unbiased form are one number: one row, not three (issue 28)
+        names = _METRIC_NAMES if ks != (1,) else ((_pass_at_k, "pass@1 (= pass^1)"),)
         rows = []
         for side in SIDES:
             metrics = self.view.metrics[side]
             matched = self.view.matched[side]
-            for value_of, label in _METRIC_NAMES:
+            for value_of, label in names:
                 cells = [Cell(self.treatment[side]), Cell(label)]
                 for k in ks:
                     m = metrics.get(k)
@@ -180,8 +182,11 @@ class ComparisonSections(ComparisonContext):
         )
 
     def metrics_chart(self) -> LineChart | None:
-        """The per-k chart, or None when no value is defined (an empty plot would only mislead)."""
+        """The per-k chart, or None when no value is defined (an empty plot would only mislead) or only
+        k = 1 was asked for (the table's one row per side says it all)."""
         ks = self.view.ks
+        if tuple(ks) == (1,):
+            return None
         series = []
         for side in SIDES:
             metrics = self.view.metrics[side]
