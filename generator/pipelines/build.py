@@ -408,7 +408,7 @@ def _leaderboard_bundles(
             inputs,
             site,
             evidence_matches(config, built),  # links to comparisons of the same evidence (docs/leaderboard.md)
-            {r.subject: ComparisonCall(r.verdict, r.p_value) for r in report.records if r.verdict is not None},
+            {r.subject: ComparisonCall(r.verdict, r.p_value, r.alpha) for r in report.records if r.verdict is not None},
         )
         for key, links in pages.comparison_links.items():
             report.related[key] = report.related.get(key, ()) + links

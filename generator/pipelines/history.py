@@ -277,6 +277,7 @@ class Record:
     worse: tuple[tuple[str, str], ...] = ()  # a leaderboard's (system, sentence) worse than its baseline
     baseline: str | None = None  # a leaderboard's baseline label
     p_value: float | None = None  # a comparison verdict's sign-flip p-value
+    alpha: float | None = None  # and the level it was tested at
     run_status: tuple[str, ...] = ()  # a comparison side's run that did not finish (not in the history body)
 
 
@@ -295,7 +296,7 @@ def comparison_record(
     difference = statistics.paired.difference.interval
     return Record(
         "comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper,
-        p_value=statistics.verdict.p_value, run_status=run_status,
+        p_value=statistics.verdict.p_value, alpha=statistics.verdict.alpha, run_status=run_status,
     )  # fmt: skip
 
 

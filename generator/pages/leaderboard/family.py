@@ -29,6 +29,7 @@ class ComparisonCall:
 
     outcome: str
     p_value: float | None
+    alpha: float | None = None  # None: the comparisons' default, 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ def family_notes(
         here = "not distinguishable" if not pair.distinguishable else "distinguishable"
         there = call.outcome if called else "not distinguishable"
         numbers = (
-            f"the comparison tests this one pair at alpha {result.alpha:g} (p = {p_value(call.p_value)}); the "
+            f"the comparison tests this one pair at alpha {call.alpha or 0.05:g} (p = {p_value(call.p_value)}); the "
             f"leaderboard tests all {family} compared pairs of its {len(result.systems)} systems together {correction} "
             f"(adjusted p = {p_value(pair.p_adjusted)}). Both hold their error rate for their own question."
         )
