@@ -286,7 +286,11 @@ def _bool(value: Any, where: str) -> bool:
 def _path(value: Any, base: Path, where: str, *, kind: str) -> Path:
     text = _text(value, where, max_len=4096)
     path = (base / text).resolve() if not Path(text).is_absolute() else Path(text).resolve()
-    if kind == "dir" and not path.is_dir():
+    if kind == "experiment" and path.is_file():
+        from generator.read.formats import file_hint  # the readers' own tests, only on this error path
+
+        raise _fail(where, f"{text!r} is a file, not a folder{file_hint(path)}")
+    if kind in ("dir", "experiment") and not path.is_dir():
         raise _fail(where, f"{text!r} is not an existing folder")
     if kind == "file" and not path.is_file():
         raise _fail(where, f"{text!r} is not an existing file")
@@ -325,7 +329,7 @@ def _side(value: Any, base: Path, where: str) -> SideConfig:
 def _experiment(value: Any, base: Path, where: str, fmt: str) -> tuple[Path, tuple[Path, ...]]:
     """A side's one input, or (format inspect) a list of log files: the first, and all of them."""
     if not isinstance(value, list):
-        return _path(value, base, where, kind="dir" if fmt == "comet" else "any"), ()
+        return _path(value, base, where, kind="experiment" if fmt == "comet" else "any"), ()
     if fmt != "inspect":
         raise _fail(where, "a list of files is only for format inspect (the shards and retries of one run)")
     if not value or len(value) > MAX_LOGS:
@@ -392,7 +396,7 @@ def _leaderboard_system(value: Any, base: Path, where: str) -> LeaderboardSystem
         raise _fail(f"{where}.format", f"unknown format {fmt!r} (allowed: {', '.join(SYSTEM_FORMATS)})")
     return LeaderboardSystemConfig(
         label,
-        _path(data["experiment"], base, f"{where}.experiment", kind="dir" if fmt == "comet" else "any"),
+        _path(data["experiment"], base, f"{where}.experiment", kind="experiment" if fmt == "comet" else "any"),
         _text(data["treatment"], f"{where}.treatment"),
         str(fmt),
         str(data["experiment"]),

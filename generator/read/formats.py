@@ -24,7 +24,16 @@ from generator.read.records.reader import load_records
 from generator.read.safe_io import Refusal, read_contained
 from generator.read.swebench.run import is_swebench, load_swebench
 
-__all__ = ["AUTO", "MAX_AGENT_STDOUT_BYTES", "check_shape", "detect_format", "load_side", "run_telemetry"]
+__all__ = [
+    "AUTO",
+    "MAX_AGENT_STDOUT_BYTES",
+    "check_shape",
+    "detect_format",
+    "file_hint",
+    "load_side",
+    "looks_like",
+    "run_telemetry",
+]
 
 AUTO = "auto"
 MAX_AGENT_STDOUT_BYTES = 64 * 1024 * 1024
@@ -69,13 +78,28 @@ def check_shape(fmt: str, side: str, path: Path) -> None:
     """
     if fmt not in _FOLDER_FORMATS or not path.is_file():
         return
-    fits = [name for name, test in _TESTS.items() if name != fmt and test(path)]
+    fits = looks_like(path, but_not=fmt)
     hint = (
-        f"; it looks like {_LOOKS_LIKE[fits[0]]}: set --{side}-format {fits[0]} (format: {fits[0]} in the site config)"
-        if len(fits) == 1
+        f"; it looks like {_LOOKS_LIKE[fits]}: set --{side}-format {fits} (format: {fits} in the site config)"
+        if fits is not None
         else f"; give its format with --{side}-format ({', '.join(FORMATS)}), or format: in the site config"
     )
     raise EvalsiteError(f"{side} input {path.name!r} is a file, but {_FOLDER_FORMATS[fmt]} is a folder{hint}")
+
+
+def looks_like(path: Path, *, but_not: str = "") -> str | None:
+    """The one format (other than *but_not*) that *path* fits by the tests ``auto`` uses, if exactly one."""
+    fits = [name for name, test in _TESTS.items() if name != but_not and test(path)]
+    return fits[0] if len(fits) == 1 else None
+
+
+def file_hint(path: Path) -> str:
+    """What to set when a file is given where a folder format (the default, comet) is assumed."""
+    fits = looks_like(path, but_not="comet")
+    if fits is not None:
+        return f"; it looks like {_LOOKS_LIKE[fits]}: set format: {fits}"
+    files = ", ".join(name for name in FORMATS if name not in _FOLDER_FORMATS)
+    return f"; a Comet experiment is a folder: for a file, set format: to its format ({files})"
 
 
 def load_side(

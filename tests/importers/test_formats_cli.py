@@ -79,10 +79,27 @@ def test_site_config_side_format_and_importer_options(tmp_path: Path) -> None:
     assert comparison.scorer == "match" and not comparison.errors_as_failures
     with pytest.raises(EvalsiteError, match="format: 'csv' is not one of"):
         parse_config({"title": "T", "comparisons": [{**entry, "candidate": {**side, "format": "csv"}}]}, tmp_path)
-    with pytest.raises(EvalsiteError, match="is not an existing folder"):  # comet sides stay folders
+    with pytest.raises(EvalsiteError, match="is a file, not a folder; a Comet experiment is a folder: for a file, set"):
         parse_config({"title": "T", "comparisons": [{**entry, "candidate": {**side, "format": "comet"}}]}, tmp_path)
     with pytest.raises(EvalsiteError, match="pass_threshold: must be a finite number"):
         parse_config({"title": "T", "comparisons": [{**entry, "pass_threshold": True}]}, tmp_path)
+
+
+def test_a_log_file_given_without_format_is_named_with_the_format_to_set(tmp_path: Path) -> None:
+    """An Inspect ``.json`` log with no ``format:`` is a file where a Comet folder is assumed: the
+    error says it is a file, what it looks like and the one line to add (issue 28, item 7)."""
+    log = tmp_path / "candidate.json"
+    log.write_bytes((LOGS / "candidate.json").read_bytes())
+    side = {"experiment": "candidate.json", "treatment": "t"}
+    entry = {"id": "x", "title": "X", "candidate": side, "baseline": side}
+    with pytest.raises(EvalsiteError) as caught:
+        parse_config({"title": "T", "comparisons": [entry]}, tmp_path)
+    assert str(caught.value).endswith(
+        "'candidate.json' is a file, not a folder; it looks like an Inspect log: set format: inspect"
+    )
+    with pytest.raises(EvalsiteError, match="'missing' is not an existing folder"):
+        missing = {**entry, "candidate": {**side, "experiment": "missing"}}
+        parse_config({"title": "T", "comparisons": [missing]}, tmp_path)
 
 
 def test_out_never_lands_beside_an_input_log_file() -> None:
