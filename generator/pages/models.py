@@ -266,6 +266,7 @@ class HeatmapChart:
     values: tuple[tuple[float | None, ...], ...]  # row minus column, percentage points
     hover: tuple[tuple[str, ...], ...]
     links: tuple[tuple[str, ...], ...]
+    marks: tuple[tuple[bool, ...], ...] = ()  # cells to star (pairs distinguishable after correction)
     kind: ClassVar[str] = "heatmap"
 
 

@@ -399,6 +399,22 @@ def _heatmap_figure(spec: HeatmapChart) -> go.Figure:
             ygap=1,
         )
     )
+    starred = [(c, r, spec.values[r][c]) for r, row in enumerate(spec.marks) for c, mark in enumerate(row) if mark]
+    if starred:  # a mark, not only a colour: the pairs the correction tells apart (white on dark cells)
+        fig.add_trace(
+            go.Scatter(
+                x=[labels[c] for c, _, _ in starred],
+                y=[labels[r] for _, r, _ in starred],
+                mode="text",
+                text=["★"] * len(starred),
+                textfont={
+                    "size": 15,
+                    "color": ["#ffffff" if abs(v or 0) > span / 2 else "#111111" for *_, v in starred],
+                },
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
     fig.update_xaxes(_axis("column", type="category", side="top", tickangle=-90))  # upright labels overprint on a phone
     fig.update_yaxes(_axis("row", type="category", autorange="reversed"))
     return fig

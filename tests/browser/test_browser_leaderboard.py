@@ -67,3 +67,23 @@ def test_without_plotly_every_chart_says_so(example_site, context):
         assert len(texts) == 2 and all("The tables on this page hold the same numbers" in t for t in texts), texts
     finally:
         page.close()
+
+
+STARS = """() => { const el = document.getElementById('pairwise-chart'), cats = el._fullLayout.xaxis._categories;
+  const t = el.data[1] || {x: [], y: []};
+  return t.x.map((x, i) => [cats.indexOf(t.y[i]), cats.indexOf(x)]); }"""
+
+
+def test_distinguishable_pairs_are_starred_on_the_heatmap_and_still_open(example_site, visit):
+    """Colour alone does not say which differences the correction found: the cells of the pairs the
+    table marks ``*`` carry a star, and a starred cell still opens its pair page (issue 28, item 5)."""
+    result = visit(_board(example_site), example_site)
+    page = result.page
+    page.wait_for_function("() => document.getElementById('pairwise-chart').getAttribute('data-rendered') === 'true'")
+    starred = page.evaluate(STARS)
+    marked = page.locator("#pairwise td").filter(has_text=" *").count()
+    assert starred and len(starred) == marked, (starred, marked)
+    target = page.evaluate(CELL, starred[0])
+    with page.expect_navigation():
+        page.mouse.click(target["x"], target["y"])
+    assert page.url.endswith("/" + target["href"]), (page.url, target)

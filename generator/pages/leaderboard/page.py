@@ -37,11 +37,11 @@ from generator.pages.leaderboard.common import (
 )
 from generator.pages.leaderboard.family import ComparisonCall, family_notes, with_notices
 from generator.pages.leaderboard.links import SideMatch
+from generator.pages.leaderboard.matrix import pairwise_matrix
 from generator.pages.leaderboard.models import LeaderboardPages
 from generator.pages.models import (
     Cell,
     Column,
-    HeatmapChart,
     InputDigest,
     LeaderboardPage,
     Link,
@@ -205,55 +205,6 @@ class _Builder:
         )
         return table, tuple(verdicts)
 
-    def matrix(self) -> tuple[Table, HeatmapChart]:
-        labels = [s.label for s in self.result.systems]
-        values, hover, links, rows = [], [], [], []
-        for a in labels:
-            v_row: list[float | None] = []
-            h_row, l_row = [], []
-            cells = [Cell(a, None, self.link(self.url, a))]
-            for b in labels:
-                if a == b:
-                    v_row.append(None)
-                    h_row.append(a)
-                    l_row.append("")
-                    cells.append(Cell("—", "", None, "na"))
-                    continue
-                p = self.result.pair(a, b)
-                sign = 1 if p.a == a else -1
-                d = None if p.difference.estimate is None else sign * p.difference.estimate
-                href = rel(self.url, pair_url(self.id, p.a, p.b))
-                called = "distinguishable" if p.distinguishable else "not distinguishable"
-                v_row.append(None if d is None else round(100 * d, 2))
-                h_row.append(
-                    f"{a} − {b}: {_points(d)} points, n = {p.pairs}, "
-                    f"adjusted p = {fmt.p_value(p.p_adjusted)} ({called})"
-                )
-                l_row.append(href)
-                text = f"{_points(d)}{' *' if p.distinguishable else ''} (n={p.pairs})"
-                cells.append(Cell(text, fmt.sort_key(d), href, "num" + (" diff" if p.distinguishable else "")))
-            values.append(tuple(v_row))
-            hover.append(tuple(h_row))
-            links.append(tuple(l_row))
-            rows.append(Row(tuple(cells)))
-        table = Table(
-            "pairwise",
-            "Row minus column in pass@1 points (n = strictly matched pairs); * = distinguishable after correction",
-            (Column("System"), *(Column(phrase("{}", label), True) for label in labels)),
-            tuple(rows),
-            sortable=False,
-        )
-        chart = HeatmapChart(
-            "pairwise-chart",
-            "Pairwise paired differences",
-            "Row minus column, pass@1 percentage points; click a cell for that pair's view.",
-            tuple(labels),
-            tuple(values),
-            tuple(hover),
-            tuple(links),
-        )
-        return table, chart
-
     def frontier(self) -> tuple[ScatterChart | None, str]:
         r = self.result
         if r.frontier_field is None:
@@ -333,7 +284,7 @@ class _Builder:
     def board(self) -> PageBundle:
         r = self.result
         baseline_table, verdicts = self.baseline_table()
-        matrix_table, matrix_chart = self.matrix()
+        matrix_table, matrix_chart = pairwise_matrix(self.result, self.id, self.url)
         frontier_chart, frontier_note = self.frontier()
         facts = (
             ("Systems", str(len(r.systems))),
