@@ -266,4 +266,4 @@ class SummaryItem:
     trend: Trend | None
     trend_url: str | None
     error: str | None = None
-    run_status: tuple[str, ...] = ()  # a side's run that did not finish (cancelled, error): said below the table
+    run_status: tuple[str, ...] = ()  # a side's/system's run that did not finish (cancelled, error): below the table

@@ -16,6 +16,7 @@ from typing import Final, Literal
 
 from generator.model.comparison import Issue
 from generator.model.formats import FORMATS, ImportOptions
+from generator.model.logs import SideLogs
 from generator.model.stats import ClusteredDifference, Interval, MacroSummary, PowerAnalysis, SignFlipTest
 
 __all__ = [
@@ -162,6 +163,15 @@ class SystemResult:
     duration: Telemetry
     rank: int = 0
     tier: int = 0
+    logs: SideLogs | None = None  # an imported system's logs and their run status (model/logs.py)
+
+    @property
+    def run_status(self) -> str | None:
+        """One sentence when the system's run did not finish (cancelled, error, started); else None."""
+        if self.logs is None:
+            return None
+        subject = f"The run of system {self.label!r}"
+        return self.logs.status_sentence("system", subject=subject, covers="the leaderboard")
 
     @property
     def coverage(self) -> float | None:
@@ -220,6 +230,11 @@ class LeaderboardResult:
     # when the corrected all-pairs test does not distinguish them and they share at least two tasks.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     not_comparable: tuple[tuple[str, str], ...] = ()  # pairs sharing fewer than two tasks: never grouped
+
+    @property
+    def run_status(self) -> tuple[str, ...]:
+        """The sentence of each system (in ranking order) whose run did not finish."""
+        return tuple(s.run_status for s in self.systems if s.run_status is not None)
 
     def system(self, label: str) -> SystemResult:
         for system in self.systems:

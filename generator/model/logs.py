@@ -78,16 +78,18 @@ class SideLogs:
         """Worth a word in the document: several logs, or one that did not finish."""
         return len(self.logs) > 1 or bool(self.unfinished)
 
-    def status_sentence(self, side: str) -> str | None:
-        """One sentence when a log of the side did not finish; None when every log did."""
+    def status_sentence(self, side: str, *, subject: str | None = None, covers: str = "the comparison") -> str | None:
+        """One sentence when a log of the side did not finish; None when every log did.  *subject*
+        names the run (default ``The <side>'s run``); *covers* what reads only the samples held."""
         unfinished = self.unfinished
         if not unfinished:
             return None
         logs = "" if len(self.logs) == 1 else f" ({len(unfinished)} of its {len(self.logs)} logs)"
         listed = "; ".join(log.words() for log in unfinished)
+        who = subject if subject is not None else f"The {side}'s run"
         return (
-            f"The {side}'s run did not finish{logs}: {listed}. Samples it never ran are missing, "
-            "not failed: the comparison covers only the samples the logs hold."
+            f"{who} did not finish{logs}: {listed}. Samples it never ran are missing, "
+            f"not failed: {covers} covers only the samples the logs hold."
         )
 
     def to_json(self) -> dict[str, Any]:

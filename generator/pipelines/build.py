@@ -414,7 +414,8 @@ def _leaderboard_bundles(
             report.related[key] = report.related.get(key, ()) + links
         for key, notes in pages.comparison_notices.items():
             report.notes[key] = report.notes.get(key, ()) + notes
-        report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs))
+        status = output.result.run_status
+        report.records.append(leaderboard_record(entry.id, entry.title, output.document, inputs, status))
         report.task_jobs[pages.board.page.meta.url] = list(pages.jobs)  # system and pair pages, made when written
         return pages.headline, [pages.board]
     except _DATA_ERRORS as error:

@@ -278,7 +278,7 @@ class Record:
     baseline: str | None = None  # a leaderboard's baseline label
     p_value: float | None = None  # a comparison verdict's sign-flip p-value
     alpha: float | None = None  # and the level it was tested at
-    run_status: tuple[str, ...] = ()  # a comparison side's run that did not finish (not in the history body)
+    run_status: tuple[str, ...] = ()  # a side's or system's run that did not finish (not in the history body)
 
 
 def comparison_record(
@@ -300,11 +300,18 @@ def comparison_record(
     )  # fmt: skip
 
 
-def leaderboard_record(subject: str, title: str, document: Mapping[str, Any], inputs: Sequence[InputDigest]) -> Record:
+def leaderboard_record(
+    subject: str,
+    title: str,
+    document: Mapping[str, Any],
+    inputs: Sequence[InputDigest],
+    run_status: tuple[str, ...] = (),
+) -> Record:
     rows = document["against_baseline"]
     worse = tuple((str(row["label"]), str(row["sentence"])) for row in rows if row["outcome"] == WORSE)
     body = leaderboard_body(subject, title, document, inputs)
-    return Record("leaderboard", subject, title, body, worse=worse, baseline=document.get("baseline"))
+    baseline = document.get("baseline")
+    return Record("leaderboard", subject, title, body, worse=worse, baseline=baseline, run_status=run_status)
 
 
 def failed_record(kind: Literal["comparison", "leaderboard"], subject: str, title: str, message: str) -> Record:

@@ -120,10 +120,15 @@ def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list
             f"| {title} | {_verdict(i.verdict)} | {_signed(i.effect)} | "
             f"{_bounds(i.lower, i.upper)} | {issues} | {_trend_line(i, base_url)} |"
         )
+    return [*lines, "", *_run_status(items)]
+
+
+def _run_status(items: Sequence[SummaryItem]) -> list[str]:
+    """A bullet per side or system whose run did not finish (cancelled, error), below its table."""
     status = [
         f"- **{_name(i.title, in_table=False)}**: {_name(s, in_table=False)}" for i in items for s in i.run_status
     ]
-    return [*lines, "", *(["**Runs that did not finish:**", "", *status, ""] if status else [])]
+    return ["**Runs that did not finish:**", "", *status, ""] if status else []
 
 
 def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
@@ -142,7 +147,7 @@ def _leaderboard_rows(items: Sequence[SummaryItem], base_url: str | None) -> lis
             )
             tiers += " (tiers are relative to each tier's leader and corrected over all pairs)"
         lines.append(f"| {title} | {tiers or '—'} | {issues} | {_trend_line(i, base_url)} |")
-    return [*lines, ""]
+    return [*lines, "", *_run_status(items)]
 
 
 def render_summary(

@@ -180,6 +180,7 @@ def system_result(
         run_accuracy=run_accuracy(outcomes, reps, common_tasks),
         cost=_telemetry("total_cost_usd", values),
         duration=_telemetry("duration_seconds", values),
+        logs=experiment.logs,
     )
 
 

@@ -95,6 +95,7 @@ class _Builder:
         crumbs: Sequence[tuple[str, str]],
         downloads: Sequence[Link],
         related: Sequence[Link] = (),
+        run_status: Sequence[str] = (),
     ) -> PageMeta:
         return PageMeta(
             url=url,
@@ -104,6 +105,7 @@ class _Builder:
             inputs=self.inputs,
             downloads=tuple(downloads),
             related=tuple(related),
+            notices=tuple(Notice("error", sentence) for sentence in run_status),  # a run that did not finish
         )
 
     # ------------------------------------------------------------------ the board
@@ -306,6 +308,7 @@ class _Builder:
                 self.title,
                 (("Home", index_url()),),
                 (Link("data.json", "data.json"), Link("report.md", "report.md")),
+                run_status=r.run_status,
             ),
             leaderboard_id=self.id,
             facts=facts,
@@ -381,6 +384,7 @@ class _Builder:
                 (("Home", index_url()), (self.title, self.url)),
                 (board_data,),
                 ev.system_links(url, self.evidence, s.label),
+                () if s.run_status is None else (s.run_status,),
             ),
             facts=facts,
             tasks_table=tasks,

@@ -45,7 +45,8 @@ def _metric(m: MetricEstimate) -> dict[str, Any]:
 
 def system_json(s: SystemResult) -> dict[str, Any]:
     first = s.macro[0].pass_at_k if s.macro else None
-    return {
+    logs = {"logs": s.logs.to_json()} if s.logs is not None and s.logs.notable else {}  # as a comparison side's
+    return logs | {
         "label": s.label,
         "treatment": s.treatment,
         "experiment": s.experiment,

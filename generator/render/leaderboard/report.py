@@ -6,6 +6,7 @@ from collections import Counter
 
 from generator.model.leaderboard import CORRECTION_NAMES, GROUPS_RULE, TIER_RULE, LeaderboardResult, SystemResult
 from generator.pages import format as fmt
+from generator.render.comparison.report import untrusted
 
 __all__ = ["leaderboard_markdown"]
 
@@ -48,6 +49,7 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
         f"alpha {result.alpha:g}, correction: {CORRECTION_NAMES[result.correction]}"
         + (f"; baseline: {result.baseline}." if result.baseline else "; no baseline."),
         "",
+        *(line for sentence in result.run_status for line in (f"> **Run status:** {untrusted(sentence)}", "")),
         "## Ranking",
         "",
         "Sorted by task-macro pass@1 with its 95% t interval over tasks. Run accuracy is the benchmark's own "
