@@ -7,13 +7,30 @@ transcript is (or why it cannot be shown) without ever reaching a page as a path
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["STEP_KINDS", "AlignedRow", "Step", "StepAlignment", "Transcript", "TranscriptRef"]
+__all__ = [
+    "LEFT_OUT",
+    "STEP_KINDS",
+    "TRANSCRIPT_POLICIES",
+    "AlignedRow",
+    "Step",
+    "StepAlignment",
+    "Transcript",
+    "TranscriptRef",
+]
 
 #: What a step is: user text, assistant text, thinking, a tool call, its result, the final result
 #: event, an error or retry, a limit that stopped the run (Inspect), or a session start (a resumed
 #: run has more than one; an Inspect sample's system prompt).
 STEP_KINDS = ("user", "assistant", "thinking", "tool_use", "tool_result", "result", "error", "limit", "session")
+
+
+#: The site's ``transcripts:`` policies (``generator.analyze.transcripts.policy``).
+TRANSCRIPT_POLICIES: Final = ("all", "failures", "differing", "sample", "none")
+
+#: The reason a run's transcript is not published; ``{policy}`` is the setting that left it out.
+LEFT_OUT: Final = "left out by transcripts: {policy} (set transcripts: all to publish it)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -69,7 +69,7 @@ from generator.pipelines.history import (
 from generator.pipelines.progress import Progress as _Progress
 from generator.pipelines.progress import progress_wanted
 from generator.pipelines.site_pool import Item, write_bundles, write_page
-from generator.pipelines.transcripts import run_page_states, transcript_refs, write_transcripts
+from generator.pipelines.transcripts import left_out, run_page_states, transcript_refs, write_transcripts
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
 from generator.read.digests import file_digest, tree_digest, tree_digest_of
 from generator.read.safe_io import recording_digests
@@ -161,6 +161,7 @@ class DefaultCore:
     """
 
     transcripts: bool = True
+    transcript_policy: str = "all"  # which runs get a run page (analyze/transcripts/policy.py)
 
     def compare(self, entry: ComparisonConfig) -> ComparisonData:
         # "Built from" then reuses the SHA-256 of every input file the comparison read
@@ -200,7 +201,8 @@ class DefaultCore:
             InputDigest("comparison document", "data.json", _digest(document_text), "evalsite.comparison.v1"),
             *(_tree_input(role, path) for role, path in trees),
         ]
-        transcripts = transcript_refs(output.result, entry.rebase_artifacts) if self.transcripts else ()
+        policy = self.transcript_policy
+        transcripts = transcript_refs(output.result, entry.rebase_artifacts, policy) if self.transcripts else ()
         status = status_sentences({side: output.result.experiments[side].logs for side in SIDES})
         facts = (instructions, tuple(inputs), transcripts, document_text, status)
         return ComparisonData(output.view, document, output.markdown, *facts)
@@ -248,6 +250,7 @@ class BuildReport:
     # a page URL -> the pages written right after it, made only then (task pages; leaderboard system/pair pages)
     task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
+    transcripts_left_out: int = 0  # runs whose page the ``transcripts:`` policy left out
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard family sentences
 
@@ -351,6 +354,7 @@ def _comparison_bundles(
         bundles = [page]
         if config.transcripts:
             report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts))
+            report.transcripts_left_out += left_out(data.transcripts)
         verdict = decided_verdict(view.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, view, verdict)
         record = comparison_record(entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status)
@@ -464,7 +468,7 @@ def build_site(
         check_summary_path(summary, config, out)
     if core is None:
         core = DefaultCore()
-        core.transcripts = config.transcripts
+        core.transcripts, core.transcript_policy = config.transcripts, config.transcript_policy
     theme = read_theme(config.theme_dir) if config.theme_dir is not None else None  # read before anything is written
     site = _site_info(config)
     report = BuildReport(out)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from generator.analyze.transcripts.policy import apply_policy, left_out
 from generator.model.common import SIDES
 from generator.model.comparison_view import ComparisonView
 from generator.model.redaction import Redactor
@@ -22,7 +23,7 @@ from generator.model.transcript import TranscriptRef
 from generator.pages.models import SiteInfo
 from generator.render.env import render_page
 
-__all__ = ["run_page_states", "transcript_refs", "write_transcripts"]
+__all__ = ["left_out", "run_page_states", "transcript_refs", "write_transcripts"]
 
 #: (url, html, data) -> None: how ``build.py`` writes one page and its ``data.json``.
 WritePage = Callable[[str, str, object], None]
@@ -30,11 +31,17 @@ WritePage = Callable[[str, str, object], None]
 Job = tuple[str, str, ComparisonView, tuple[TranscriptRef, ...]]
 
 
-def transcript_refs(result: Any, rebase: bool) -> tuple[TranscriptRef, ...]:
+def transcript_refs(result: Any, rebase: bool, policy: str = "all") -> tuple[TranscriptRef, ...]:
     """Where each run's transcript is (or why not): a Comet report's bound ``raw_stdout`` artifact
     (with ``rebase_artifacts``, the same fallback place the telemetry reader uses:
     ``ArtifactBinder.locations``), an imported run's ``agent_stdout`` stream or ATIF trajectory
-    (Harbor, SWE-bench), an Inspect run's sample in its log."""
+    (Harbor, SWE-bench), an Inspect run's sample in its log; the runs the ``transcripts:``
+    *policy* leaves out keep their place with the reason (``analyze/transcripts/policy.py``)."""
+    records = {side: experiment.records for side, experiment in result.experiments.items()}
+    return apply_policy(policy, _located(result, rebase), result.alignment, records)
+
+
+def _located(result: Any, rebase: bool) -> tuple[TranscriptRef, ...]:
     from generator.read.comet.experiment import ArtifactBinder
 
     refs: list[TranscriptRef] = []

@@ -12,7 +12,7 @@ Schema (unknown keys are errors)::
     noindex: bool                   # optional, default false: robots meta + robots.txt
     strict: bool                    # optional, default false: an entry with bad data fails the build
     redact: bool | {patterns: [{kind: str, regex: str}]}   # optional, default on (docs/transcripts.md)
-    transcripts: bool               # optional, default true: run and pair pages
+    transcripts: bool | all | failures | differing | sample | none   # optional, default true (= all): run pages
     theme_dir: DIR                  # optional: your templates and assets first (docs/site.md, "Themes")
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
@@ -69,6 +69,7 @@ from generator.model.leaderboard import (
 )
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
+from generator.model.transcript import TRANSCRIPT_POLICIES
 from generator.read.inspect.log import MAX_LOGS
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
@@ -207,6 +208,7 @@ class SiteConfig:
     base_url: str | None = None  # where the site is published: absolute links in the build summary
     redactor: Redactor = Redactor()  # secret redaction of every published byte (``redact:``)
     transcripts: bool = True  # run and pair pages from raw stdout transcripts (``transcripts:``)
+    transcript_policy: str = "all"  # which runs get one: all | failures | differing | sample | none
     theme_dir: Path | None = None  # templates and assets laid over evalsite's (``theme_dir:``)
 
     def input_paths(self) -> tuple[Path, ...]:
@@ -275,6 +277,15 @@ def _text(value: Any, where: str, *, max_len: int = 500) -> str:
     if len(value) > max_len or "\n" in value.strip():
         raise _fail(where, f"must be one line of at most {max_len} characters")
     return value.strip()
+
+
+def _transcripts(value: Any) -> dict[str, Any]:
+    """``transcripts:`` true (all), false (none) or a policy word (``docs/transcripts.md``)."""
+    if isinstance(value, bool):
+        return {"transcripts": value, "transcript_policy": "all" if value else "none"}
+    if value not in TRANSCRIPT_POLICIES:
+        raise _fail("transcripts", f"must be true, false or one of: {', '.join(TRANSCRIPT_POLICIES)}")
+    return {"transcripts": value != "none", "transcript_policy": value}
 
 
 def _bool(value: Any, where: str) -> bool:
@@ -545,7 +556,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         history=_history_path(top.get("history"), base),
         base_url=_base_url(top.get("base_url")),
         redactor=_redactor(top.get("redact")),
-        transcripts=_bool(top.get("transcripts", True), "transcripts"),
+        **_transcripts(top.get("transcripts", True)),
         theme_dir=None if top.get("theme_dir") is None else _path(top["theme_dir"], base, "theme_dir", kind="dir"),
     )
 
