@@ -425,7 +425,7 @@ def _run_build(args: argparse.Namespace) -> int:
     report = build_site(
         config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on, history_options=options
     )
-    for warning in report.warnings:
+    for warning in (*report.warnings, *report.limits):
         _say("warning", warning, config.redactor)
     if summary is not None and not config.base_url:
         print(

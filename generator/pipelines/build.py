@@ -76,6 +76,7 @@ from generator.read.safe_io import recording_digests
 from generator.read.theme import read_theme
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
 from generator.render.theme import themed_templates
+from generator.write.limits import limit_warnings
 from generator.write.site import JsonText, SiteWriter, plotly_js, staged_site
 
 __all__ = [
@@ -251,6 +252,7 @@ class BuildReport:
     task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
     transcripts_left_out: int = 0  # runs whose page the ``transcripts:`` policy left out
+    limits: list[str] = field(default_factory=list)  # GitHub Pages' limits passed or near (write/limits.py)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard family sentences
 
@@ -574,5 +576,6 @@ def _write_everything(
     report.pages = len(items) + len(history.pages) + run_pages_written
     report.files = len(writer.written)
     report.total_bytes = writer.total_bytes
+    report.limits = limit_warnings(report.files, report.total_bytes, config.transcript_policy)
     report.redacted = {kind: len(digests) for kind, digests in sorted(writer.redacted.items())}
     report.redaction = writer.redactor.enabled
