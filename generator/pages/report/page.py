@@ -16,6 +16,7 @@ from generator.model.stats import MacroSummary, MetricEstimate
 from generator.pages import format as fmt
 from generator.pages.comparison.context import MATRIX_STATUS
 from generator.pages.comparison.decision import COLLAPSE_ROWS
+from generator.pages.comparison.statistics import intervals_table
 from generator.pages.glossary import GLOSSARY_URL, reason_term, term_href
 from generator.pages.models import (
     Cell,
@@ -37,18 +38,26 @@ from generator.pages.urls import index_url, name_slug, rel, report_url
 
 __all__ = ["build_report_page", "report_headline"]
 
-#: The three task-macro metrics of each k as the site names them (glossary terms), and their fields.
+
+def _pass_at_k(summary: MacroSummary) -> MetricEstimate:
+    return summary.pass_at_k
+
+
+def _pass_pow_k(summary: MacroSummary) -> MetricEstimate:
+    return summary.pass_pow_k_observed
+
+
+def _pass_pow_k_unbiased(summary: MacroSummary) -> MetricEstimate:
+    return summary.pass_pow_k_unbiased
+
+
+#: The three task-macro metrics of each k as the site names them (glossary terms), and how to take them.
 _METRICS = (
-    ("pass@k", "pass-at-k", "pass_at_k"),
-    ("pass^k", "pass-pow-k", "pass_pow_k_observed"),
-    ("pass^k (unbiased)", "pass-pow-k-unbiased", "pass_pow_k_unbiased"),
+    ("pass@k", "pass-at-k", _pass_at_k),
+    ("pass^k", "pass-pow-k", _pass_pow_k),
+    ("pass^k (unbiased)", "pass-pow-k-unbiased", _pass_pow_k_unbiased),
 )
 _SOURCES = {False: "re-derived from the agent's own stdout", True: "reported by the harness (not re-derived)"}
-
-
-def _metric(summary: MacroSummary, field: str) -> MetricEstimate:
-    found: MetricEstimate = getattr(summary, field)
-    return found
 
 
 def _estimate_text(metric: MetricEstimate) -> str:
@@ -70,7 +79,7 @@ class _Report:
         for label, term, field in _METRICS:
             cells = [Cell(label, None, term_href(self.url, term))]
             for summary in macro:
-                metric = _metric(summary, field)
+                metric = field(summary)
                 cells.append(fmt.num_cell(metric.estimate, _estimate_text(metric)))
             rows.append(Row(tuple(cells), "", f"metric-{term}"))
         return Table(
@@ -82,47 +91,9 @@ class _Report:
         )
 
     def intervals_table(self) -> Table:
-        """Every metric and k with both intervals the comparison shows (t over tasks, betting)."""
-        rows = []
-        for summary in self.result.system.macro:
-            for label, _term, field in _METRICS:
-                metric = _metric(summary, field)
-                rows.append(
-                    Row(
-                        (
-                            Cell(label.replace("k", str(summary.k), 1)),  # pass@1, pass^1, pass^1 (unbiased)
-                            fmt.num_cell(summary.k),
-                            fmt.num_cell(metric.estimate, fmt.fixed(metric.estimate, 3)),
-                            Cell(fmt.interval(metric.interval.lower, metric.interval.upper, 3)),
-                            Cell(fmt.interval(metric.betting.lower, metric.betting.upper, 3)),
-                            Cell(f"{metric.eligible_tasks}/{metric.total_tasks}", fmt.sort_key(metric.eligible_tasks)),
-                            Cell(
-                                "approximate: few tasks" if metric.few_tasks else "",
-                                None,
-                                None,
-                                "warn" if metric.few_tasks else "",
-                                metric.warning,
-                            ),
-                        )
-                    )
-                )
-        return Table(
-            id="report-intervals-table",
-            caption=(
-                "Task-macro metrics with 95% intervals over tasks "
-                "(t interval clipped to [0, 1]; betting interval valid at any task count)"
-            ),
-            columns=(
-                Column("Metric"),
-                Column("k", True),
-                Column("Estimate", True),
-                Column("t interval"),
-                Column("Betting interval"),
-                Column("Eligible tasks", True),
-                Column("Note"),
-            ),
-            rows=tuple(rows),
-        )
+        """Every metric and k with both intervals, as the comparison's statistics show a side's."""
+        system = self.result.system
+        return intervals_table("report-intervals-table", "System", ((system.treatment, system.macro),))
 
     def metrics_chart(self) -> LineChart | None:
         """The three metrics against k; None at k = 1 alone or with no value defined."""
@@ -132,7 +103,7 @@ class _Report:
             return None
         dashes = ("solid", "dash", "dot")
         series = tuple(
-            Series(label, ks, tuple(_metric(summary, field).estimate for summary in macro), dash)
+            Series(label, ks, tuple(field(summary).estimate for summary in macro), dash)
             for (label, _term, field), dash in zip(_METRICS, dashes, strict=True)
         )
         if all(y is None for s in series for y in s.y):
@@ -416,10 +387,7 @@ def report_headline(report_id: str, title: str, result: ReportResult) -> Headlin
         Row(
             (
                 Cell(label),
-                *(
-                    fmt.num_cell(_metric(summary, field).estimate, fmt.fixed(_metric(summary, field).estimate, 3))
-                    for summary in macro
-                ),
+                *(fmt.num_cell(field(summary).estimate, fmt.fixed(field(summary).estimate, 3)) for summary in macro),
             )
         )
         for label, _term, field in _METRICS
