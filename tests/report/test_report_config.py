@@ -3,6 +3,7 @@ before anything is read or written; a report whose data does not verify is its o
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,20 @@ def test_a_wrong_treatment_is_the_reports_error_page_and_fails_a_strict_build(tm
     )
     strict = evalsite("build", "--config", str(config), "--out", str(tmp_path / "strict"))
     assert strict.returncode == 2 and strict.stderr.startswith("error: strict build: report 'tau': no gpt4o_airline")
+
+
+def test_untrusted_text_is_escaped_on_the_page(tmp_path: Path) -> None:
+    """A failed check's text is the report's (untrusted): shown as text, never as markup."""
+    folder = write_tau(tmp_path)
+    hostile = '<img src=x onerror="alert(1)">'
+    report = folder / "reports" / f"airline000-{TREATMENT}-r1.json"
+    data = json.loads(report.read_text(encoding="utf-8"))
+    data.update(passed=False, checks_failed=[hostile])
+    report.write_text(json.dumps(data), encoding="utf-8")
+    config = tmp_path / "site.yaml"
+    config.write_text(yaml.safe_dump(_config(tmp_path, _report())), encoding="utf-8")
+    result = evalsite("build", "--config", str(config), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    html = (tmp_path / "out" / "reports" / "tau" / "index.html").read_text(encoding="utf-8")
+    assert hostile not in html and "&lt;img src=x onerror=" in html
+    assert str(tmp_path) not in html
