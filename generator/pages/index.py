@@ -26,7 +26,7 @@ from generator.pages.models import (
     SiteInfo,
     Table,
 )
-from generator.pages.urls import comparison_url, index_url, ledger_url, rel
+from generator.pages.urls import comparison_url, index_url, ledger_url, rel, report_url
 
 __all__ = [
     "build_index_page",
@@ -113,9 +113,11 @@ def ledger_headline(entry_id: str, title: str, result: LedgerResult) -> Headline
     return Headline("ledger", entry_id, title, ledger_url(entry_id), True, None, facts, table)
 
 
+_ENTRY_URLS = {"comparison": comparison_url, "ledger": ledger_url, "report": report_url}
+
+
 def error_headline(kind: str, entry_id: str, title: str, message: str) -> Headline:
-    href = comparison_url(entry_id) if kind == "comparison" else ledger_url(entry_id)
-    return Headline(kind, entry_id, title, href, False, message, (), None)
+    return Headline(kind, entry_id, title, _ENTRY_URLS[kind](entry_id), False, message, (), None)
 
 
 def entry_error_page(
@@ -127,7 +129,7 @@ def entry_error_page(
     inputs: Sequence[InputDigest] = (),
     details: Sequence[str] = (),
 ) -> PageBundle:
-    url = comparison_url(entry_id) if kind == "comparison" else ledger_url(entry_id)
+    url = _ENTRY_URLS[kind](entry_id)
     meta = PageMeta(
         url=url,
         title=title,
@@ -165,6 +167,7 @@ def build_index_page(
     inputs: Sequence[InputDigest],
     leaderboards: Sequence[Headline] = (),
     trends: Mapping[tuple[str, str], str] | None = None,
+    reports: Sequence[Headline] = (),
 ) -> PageBundle:
     """The index; *trends* maps (kind, id) to the site-relative URL of that entry's trend page."""
     if trends:
@@ -177,7 +180,7 @@ def build_index_page(
         inputs=tuple(inputs),
         downloads=(Link("data.json", "data.json"),),
     )
-    page = IndexPage(meta, tuple(comparisons), tuple(ledgers), tuple(leaderboards))
+    page = IndexPage(meta, tuple(comparisons), tuple(ledgers), tuple(leaderboards), tuple(reports))
     data = {
         "schema": "evalsite.site.index.v1",
         "title": site.title,
@@ -186,6 +189,7 @@ def build_index_page(
         "inputs": [{"role": i.role, "name": i.name, "sha256": i.sha256, "detail": i.detail} for i in inputs],
         # a site without leaderboards keeps its index unchanged
         **({"leaderboards": [_headline_data(h) for h in leaderboards]} if leaderboards else {}),
+        **({"reports": [_headline_data(h) for h in reports]} if reports else {}),  # likewise without reports
     }
     return PageBundle(page, data)
 

@@ -38,6 +38,7 @@ __all__ = [
     "page_dir",
     "rel",
     "relative_root",
+    "report_url",
     "pair_url",
     "run_url",
     "task_url",
@@ -118,6 +119,11 @@ def pair_url(comparison_id: str, task: str, rep: int) -> str:
 
 def ledger_url(ledger_id: str) -> str:
     return f"ledgers/{ledger_id}/index.html"
+
+
+def report_url(report_id: str) -> str:
+    """A single-system report's page (``reports:``)."""
+    return f"reports/{report_id}/index.html"
 
 
 def arm_url(ledger_id: str, arm_id: str) -> str:

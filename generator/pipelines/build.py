@@ -23,7 +23,6 @@ by any object with the same two methods (the tests use fixture cores).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -66,12 +65,21 @@ from generator.pipelines.history import (
     run_history,
     write_summary,
 )
+from generator.pipelines.inputs import digest as _digest
+from generator.pipelines.inputs import tree_input as _tree_input
 from generator.pipelines.progress import Progress as _Progress
 from generator.pipelines.progress import progress_wanted
 from generator.pipelines.site_pool import Item, write_bundles, write_page
 from generator.pipelines.transcripts import left_out, run_page_states, transcript_refs, write_transcripts
-from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, SiteConfig, load_config
-from generator.read.digests import file_digest, tree_digest, tree_digest_of
+from generator.read.config import (
+    ComparisonConfig,
+    LeaderboardConfig,
+    LedgerConfig,
+    ReportConfig,
+    SiteConfig,
+    load_config,
+)
+from generator.read.digests import tree_digest
 from generator.read.safe_io import recording_digests
 from generator.read.theme import read_theme
 from generator.render.env import ASSET_FILES, default_templates_dir, render_page
@@ -135,20 +143,6 @@ class Core(Protocol):
     def compare(self, entry: ComparisonConfig) -> ComparisonData: ...
 
     def ledger(self, entry: LedgerConfig) -> LedgerData: ...
-
-
-# --------------------------------------------------------------------------- input digests
-
-
-def _tree_input(role: str, path: Path) -> InputDigest:
-    if path.is_file():  # an imported log file (an Inspect .eval/.json log, a SWE-bench run report)
-        return InputDigest(role, path.name, file_digest(path), "file")
-    found = tree_digest_of(path)
-    return InputDigest(role, path.name, found.digest, found.detail)
-
-
-def _digest(data: bytes | str) -> str:
-    return "sha256:" + hashlib.sha256(data.encode("utf-8") if isinstance(data, str) else data).hexdigest()
 
 
 # --------------------------------------------------------------------------- the default core
@@ -307,7 +301,7 @@ def _data_error_message(error: BaseException, config: SiteConfig) -> str:
 
 def _entry_failed(
     kind: str,
-    entry: ComparisonConfig | LedgerConfig,
+    entry: ComparisonConfig | LedgerConfig | ReportConfig,
     error: BaseException,
     site: SiteInfo,
     config: SiteConfig,
@@ -432,6 +426,19 @@ def _leaderboard_bundles(
         return headline, [bundle]
 
 
+def _report_bundles(
+    entry: ReportConfig, site: SiteInfo, config: SiteConfig, report: BuildReport
+) -> tuple[Headline, list[PageBundle]]:
+    """One single-system report (pipelines/report.py); a data error becomes its error page."""
+    from generator.pipelines.report import report_pages
+
+    try:
+        headline, page = report_pages(entry, site)
+        return headline, [page]
+    except _DATA_ERRORS as error:
+        return _entry_failed("report", entry, error, site, config, report)
+
+
 def _note_page(report: BuildReport, url: str, size: int) -> None:
     if size > report.largest_page[1]:
         report.largest_page = (url, size)
@@ -477,7 +484,7 @@ def build_site(
 
     with _Progress(progress) as bar, themed_templates(templates_dir or default_templates_dir(), theme) as templates:
         tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
-        bundles, (headlines_c, headlines_l, headlines_b) = _gather(config, core, site, report, tick)
+        bundles, (headlines_c, headlines_l, headlines_b, headlines_r) = _gather(config, core, site, report, tick)
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
         history = run_history(
@@ -487,10 +494,12 @@ def build_site(
         index_inputs = [
             InputDigest(phrase("{}: {}", bundle.page.meta.title, item.role), item.name, item.sha256, item.detail)
             for bundle in bundles
-            if bundle.page.template in ("comparison.html", "ledger.html", "leaderboard.html", "entry_error.html")
+            if bundle.page.template
+            in ("comparison.html", "ledger.html", "leaderboard.html", "report.html", "entry_error.html")
             for item in bundle.page.meta.inputs
         ]
-        bundles.insert(0, build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links))
+        index = build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links, headlines_r)
+        bundles.insert(0, index)
 
         # each comparison page is followed by its task pages and each board by its system and pair
         # pages, whose models the writing workers make
@@ -516,8 +525,8 @@ def build_site(
 
 def _gather(
     config: SiteConfig, core: Core, site: SiteInfo, report: BuildReport, tick: Callable[[], None]
-) -> tuple[list[PageBundle], tuple[list[Headline], list[Headline], list[Headline]]]:
-    """Every entry's pages and its index headline: comparisons, ledgers, then leaderboards."""
+) -> tuple[list[PageBundle], tuple[list[Headline], list[Headline], list[Headline], list[Headline]]]:
+    """Every entry's pages and its index headline: comparisons, ledgers, leaderboards, then reports."""
     headlines_c: list[Headline] = []
     headlines_l: list[Headline] = []
     bundles: list[PageBundle] = []
@@ -536,13 +545,18 @@ def _gather(
         headline, pages = _leaderboard_bundles(leaderboard, site, config, report)
         headlines_b.append(headline)
         bundles.extend(pages)
+    headlines_r: list[Headline] = []
+    for entry in config.reports:
+        headline, pages = _report_bundles(entry, site, config, report)
+        headlines_r.append(headline)
+        bundles.extend(pages)
     if report.related:  # comparison pages link the leaderboard pages of the same evidence
         from generator.pages.leaderboard.links import with_related
 
         bundles = with_related(bundles, report.related, report.notes)
     if config.history is not None:  # each comparison and leaderboard page links its trend page
         bundles = with_trend_links(bundles)
-    return bundles, (headlines_c, headlines_l, headlines_b)
+    return bundles, (headlines_c, headlines_l, headlines_b, headlines_r)
 
 
 def _write_everything(

@@ -44,6 +44,13 @@ Schema (unknown keys are errors)::
         alpha: float                # optional, default 0.05, in (0, 0.5]
         correction: holm            # optional: holm (default), bh or none
         pass_threshold, scorer, errors_as_failures   # optional, as for comparisons (imported systems)
+    reports:                        # optional list: one system's evidence on a page of its own (docs/site.md)
+      - id: slug
+        title: str
+        experiment: DIR, treatment: str, format: FORMAT   # as a comparison side (fields/preset/metric too)
+        tasks: DIR                  # optional
+        ks: [int >= 1, ...]         # optional, default 1 .. the most repetitions a task has (at most 10)
+        pass_threshold, scorer, errors_as_failures   # optional, as for comparisons
 """
 
 from __future__ import annotations
@@ -55,7 +62,7 @@ from typing import Any
 
 import yaml
 
-from generator.model.common import DEFAULT_KS, is_slug
+from generator.model.common import DEFAULT_KS
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
 from generator.model.leaderboard import (
@@ -70,6 +77,17 @@ from generator.model.leaderboard import (
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
 from generator.model.transcript import TRANSCRIPT_POLICIES
+from generator.read.config_checks import (
+    _bool,
+    _entry_id,
+    _fail,
+    _keys,
+    _ks,
+    _list,
+    _path,
+    _text,
+    _threshold,
+)
 from generator.read.inspect.log import MAX_LOGS
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
@@ -80,13 +98,13 @@ __all__ = [
     "LeaderboardConfig",
     "LeaderboardSystemConfig",
     "LedgerConfig",
+    "ReportConfig",
     "SideConfig",
     "SiteConfig",
     "load_config",
     "parse_config",
 ]
 
-MAX_K = 10_000
 MAX_CONFIG_BYTES = 1_000_000
 
 _TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
@@ -102,6 +120,8 @@ _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
 _LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
 _LEADERBOARD_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options, as for comparisons
 _SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
+_REPORT_KEYS = {"id", "title", "tasks", "ks", "pass_threshold", "scorer", "errors_as_failures"}
+_TOP_KEYS |= {"reports"}  # single-system reports (pipelines/report.py)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +214,26 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class ReportConfig:
+    """One system's evidence on a page of its own (``reports:``), read as a comparison side is."""
+
+    id: str
+    title: str
+    system: SideConfig
+    tasks: Path | None
+    ks: tuple[int, ...] | None  # None: 1 .. the most repetitions a task has (at most DEFAULT_REPORT_K)
+    pass_threshold: float = 1.0
+    scorer: str | None = None
+    errors_as_failures: bool = False
+
+    def import_options(self) -> ImportOptions:
+        """How the importers read the system: a comparison's candidate side with the report's options."""
+        system = self.system
+        options = (self.pass_threshold, self.scorer, self.errors_as_failures)
+        return ImportOptions(*options, candidate_records=system.records, candidate_logs=system.logs)
+
+
+@dataclass(frozen=True, slots=True)
 class SiteConfig:
     title: str
     description: str
@@ -210,6 +250,7 @@ class SiteConfig:
     transcripts: bool = True  # run and pair pages from raw stdout transcripts (``transcripts:``)
     transcript_policy: str = "all"  # which runs get one: all | failures | differing | sample | none
     theme_dir: Path | None = None  # templates and assets laid over evalsite's (``theme_dir:``)
+    reports: tuple[ReportConfig, ...] = ()  # single-system report pages (``reports:``)
 
     def input_paths(self) -> tuple[Path, ...]:
         paths: list[Path] = []
@@ -221,6 +262,8 @@ class SiteConfig:
         for board in self.leaderboards:
             paths += [system.experiment for system in board.systems]
             paths += [board.tasks] if board.tasks is not None else []
+        for report in self.reports:
+            paths += [*report.system.paths, *([report.tasks] if report.tasks is not None else [])]
         paths += [self.history] if self.history is not None else []
         paths += [self.theme_dir] if self.theme_dir is not None else []
         return tuple(paths)
@@ -249,36 +292,6 @@ def _construct_mapping(loader: _UniqueKeyLoader, node: yaml.MappingNode, deep: b
 _UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
 
 
-def _fail(where: str, problem: str) -> EvalsiteError:
-    return EvalsiteError(f"site config: {where}: {problem}")
-
-
-def _keys(value: Any, allowed: set[str], required: set[str], where: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise _fail(where, "must be a mapping")
-    unknown = sorted(str(k) for k in value if k not in allowed)
-    if unknown:
-        raise _fail(where, f"unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(allowed))})")
-    missing = sorted(k for k in required if k not in value)
-    if missing:
-        raise _fail(where, f"missing key(s) {', '.join(missing)}")
-    return value
-
-
-def _text(value: Any, where: str, *, max_len: int = 500) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise _fail(where, "must be a non-empty string")
-    if "\x00" in value:
-        raise _fail(where, "must not contain a NUL character")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise _fail(where, "must be valid Unicode text (it holds a lone surrogate)") from None
-    if len(value) > max_len or "\n" in value.strip():
-        raise _fail(where, f"must be one line of at most {max_len} characters")
-    return value.strip()
-
-
 def _transcripts(value: Any) -> dict[str, Any]:
     """``transcripts:`` true (all), false (none) or a policy word (``docs/transcripts.md``)."""
     if isinstance(value, bool):
@@ -286,37 +299,6 @@ def _transcripts(value: Any) -> dict[str, Any]:
     if value not in TRANSCRIPT_POLICIES:
         raise _fail("transcripts", f"must be true, false or one of: {', '.join(TRANSCRIPT_POLICIES)}")
     return {"transcripts": value != "none", "transcript_policy": value}
-
-
-def _bool(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise _fail(where, "must be true or false")
-    return value
-
-
-def _path(value: Any, base: Path, where: str, *, kind: str) -> Path:
-    text = _text(value, where, max_len=4096)
-    path = (base / text).resolve() if not Path(text).is_absolute() else Path(text).resolve()
-    if kind == "experiment" and path.is_file():
-        from generator.read.formats import file_hint  # the readers' own tests, only on this error path
-
-        raise _fail(where, f"{text!r} is a file, not a folder{file_hint(path)}")
-    if kind in ("dir", "experiment") and not path.is_dir():
-        raise _fail(where, f"{text!r} is not an existing folder")
-    if kind == "file" and not path.is_file():
-        raise _fail(where, f"{text!r} is not an existing file")
-    if kind == "any" and not (path.is_file() or path.is_dir()):
-        raise _fail(where, f"{text!r} is not an existing file or folder")
-    return path
-
-
-def _ks(value: Any, where: str) -> tuple[int, ...]:
-    if not isinstance(value, list) or not value:
-        raise _fail(where, "must be a non-empty list of integers >= 1")
-    for k in value:
-        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-            raise _fail(where, f"bad k {k!r}: every k must be an integer from 1 to {MAX_K}")
-    return tuple(sorted(set(value)))
 
 
 def _side(value: Any, base: Path, where: str) -> SideConfig:
@@ -347,21 +329,6 @@ def _experiment(value: Any, base: Path, where: str, fmt: str) -> tuple[Path, tup
         raise _fail(where, f"must list 1 to {MAX_LOGS:,} Inspect log files")
     logs = tuple(_path(item, base, f"{where}[{i}]", kind="file") for i, item in enumerate(value))
     return logs[0], logs
-
-
-def _threshold(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value or abs(value) == float("inf"):
-        raise _fail(where, "must be a finite number")
-    return float(value)
-
-
-def _entry_id(value: Any, where: str, seen: dict[str, str]) -> str:
-    if not is_slug(value) or not isinstance(value, str):
-        raise _fail(where, f"id {value!r} is not a slug (lower-case a-z, 0-9 and '-', 1-64 characters)")
-    if value in seen:
-        raise _fail(where, f"duplicate id {value!r} (already used by {seen[value]})")
-    seen[value] = where
-    return value
 
 
 def _comparison(value: Any, index: int, base: Path, seen: dict[str, str]) -> ComparisonConfig:
@@ -451,6 +418,22 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
     )
 
 
+def _report(value: Any, index: int, base: Path, seen: dict[str, str]) -> ReportConfig:
+    where = f"reports[{index}]"
+    data = _keys(value, _REPORT_KEYS | _SIDE_KEYS | _SIDE_OPTIONAL, {"id", "title"} | _SIDE_KEYS, where)
+    entry_id = _entry_id(data["id"], where, seen)
+    where = f"report {entry_id!r}"
+    side = {key: data[key] for key in _SIDE_KEYS | _SIDE_OPTIONAL if key in data}
+    return ReportConfig(
+        id=entry_id,
+        title=_text(data["title"], f"{where} title"),
+        system=_side(side, base, where),
+        tasks=_path(data["tasks"], base, f"{where} tasks", kind="dir") if data.get("tasks") is not None else None,
+        ks=_ks(data["ks"], f"{where} ks") if "ks" in data else None,
+        **_import_options(data, where),
+    )
+
+
 def _import_options(data: dict[str, Any], where: str) -> dict[str, Any]:
     """``pass_threshold``, ``scorer`` and ``errors_as_failures`` of a comparison or leaderboard entry."""
     return {
@@ -458,14 +441,6 @@ def _import_options(data: dict[str, Any], where: str) -> dict[str, Any]:
         "scorer": _text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,
         "errors_as_failures": _bool(data.get("errors_as_failures", False), f"{where} errors_as_failures"),
     }
-
-
-def _list(value: Any, where: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise _fail(where, "must be a list")
-    return value
 
 
 def _history_path(value: Any, base: Path) -> Path | None:
@@ -540,6 +515,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
     leaderboards = tuple(
         _leaderboard(item, i, base, seen) for i, item in enumerate(_list(top.get("leaderboards"), "leaderboards"))
     )
+    reports = tuple(_report(item, i, base, seen) for i, item in enumerate(_list(top.get("reports"), "reports")))
     output_text = _text(top.get("output", "_site"), "output", max_len=4096)
     output = (base / output_text).resolve() if not Path(output_text).is_absolute() else Path(output_text).resolve()
     description = top.get("description", "")
@@ -558,6 +534,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         redactor=_redactor(top.get("redact")),
         **_transcripts(top.get("transcripts", True)),
         theme_dir=None if top.get("theme_dir") is None else _path(top["theme_dir"], base, "theme_dir", kind="dir"),
+        reports=reports,
     )
 
 

@@ -32,6 +32,7 @@ def unavailable(reason: str) -> NoReturn:
 PAGE_KINDS = ("index", "comparison", "task", "ledger", "arm", "entry-error")
 LEADERBOARD_KINDS = ("leaderboard", "leaderboard-system", "leaderboard-pair")
 RUN_KINDS = ("run", "pair")  # transcripts (issue 14): a run's pages and a pair's aligned steps
+REPORT_KINDS = ("report",)  # reports/<id>/: a single-system report (issue 28)
 HISTORY_KINDS = ("trend",)  # trends/<kind>s/<id>/: only a site with a build history (the example has one)
 DESKTOP = {"width": 1280, "height": 900}
 MOBILE = {"width": 375, "height": 812}
@@ -66,6 +67,8 @@ def page_kind(root: Path, path: Path) -> str:
         if len(parts) == 3:
             return "leaderboard"
         return {"systems": "leaderboard-system", "pairs": "leaderboard-pair"}[parts[2]]
+    if parts[0] == "reports" and len(parts) == 3:
+        return "report"
     if parts[0] == "trends" and len(parts) == 4:
         return "trend"
     raise AssertionError(f"unknown page {path}")

@@ -25,7 +25,16 @@ BLOCKING = ("serious", "critical")
 
 CASES = [
     ("example", kind)
-    for kind in ("index", "comparison", "task", "ledger", "arm", *browsing.LEADERBOARD_KINDS, *browsing.HISTORY_KINDS)
+    for kind in (
+        "index",
+        "comparison",
+        "task",
+        "ledger",
+        "arm",
+        *browsing.LEADERBOARD_KINDS,
+        *browsing.REPORT_KINDS,
+        *browsing.HISTORY_KINDS,
+    )
 ] + [("hostile", kind) for kind in ("index", "comparison", "task", "ledger", "arm", "entry-error")]
 
 

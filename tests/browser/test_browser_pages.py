@@ -12,7 +12,16 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
-EXAMPLE_KINDS = ("index", "comparison", "task", "ledger", "arm", *browsing.LEADERBOARD_KINDS, *browsing.HISTORY_KINDS)
+EXAMPLE_KINDS = (
+    "index",
+    "comparison",
+    "task",
+    "ledger",
+    "arm",
+    *browsing.LEADERBOARD_KINDS,
+    *browsing.REPORT_KINDS,
+    *browsing.HISTORY_KINDS,
+)
 
 
 def representative(root: Path, kind: str) -> Path:

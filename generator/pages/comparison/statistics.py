@@ -10,7 +10,9 @@ method.  Nothing here computes a statistic.
 
 from __future__ import annotations
 
-from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MetricEstimate
+from collections.abc import Sequence
+
+from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary, MetricEstimate
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
 from generator.pages.glossary import term_href
@@ -27,7 +29,15 @@ from generator.pages.models import (
     Verdict,
 )
 
-__all__ = ["comparison_statistics", "decided_verdict", "effect_text", "pp", "pp_interval", "verdict_sentence"]
+__all__ = [
+    "comparison_statistics",
+    "decided_verdict",
+    "effect_text",
+    "intervals_table",
+    "pp",
+    "pp_interval",
+    "verdict_sentence",
+]
 
 _VERDICT_KIND = {BETTER: "better", WORSE: "worse"}
 _METHOD = (
@@ -142,20 +152,25 @@ def _levels(result: ExperimentComparison) -> str | None:
 
 def _intervals_table(result: ExperimentComparison) -> Table:
     """Each side's task-macro metrics with 95% intervals over tasks."""
+    return intervals_table(
+        "stats-intervals-table", "Side", (("Candidate", result.candidate), ("Baseline", result.baseline))
+    )
+
+
+def intervals_table(table_id: str, first: str, groups: Sequence[tuple[str, Sequence[MacroSummary]]]) -> Table:
+    """Task-macro metrics with 95% intervals over tasks, one row per metric and k of each group (a
+    comparison's side, a report's system); *first* names the groups' column."""
     rows = [
-        _metric_row(side, metric)
-        for side, summaries in (("Candidate", result.candidate), ("Baseline", result.baseline))
-        for summary in summaries
-        for metric in summary.metrics
+        _metric_row(name, metric) for name, summaries in groups for summary in summaries for metric in summary.metrics
     ]
     return Table(
-        id="stats-intervals-table",
+        id=table_id,
         caption=(
             "Task-macro metrics with 95% intervals over tasks "
             "(t interval clipped to [0, 1]; betting interval valid at any task count)"
         ),
         columns=(
-            Column("Side"),
+            Column(first),
             Column("Metric"),
             Column("k", True),
             Column("Estimate", True),
