@@ -10,7 +10,7 @@ from generator.model.common import SIDES
 from generator.model.price import Price, PricedQuantity
 from generator.pages import format as fmt
 
-__all__ = ["PRICE_TERM", "price_note", "price_rows", "relative_text", "source_text"]
+__all__ = ["PRICE_TERM", "price_line", "price_note", "price_rows", "relative_text", "source_text"]
 
 PRICE_TERM = "price"  # the glossary entry of these facts
 
@@ -90,3 +90,16 @@ def price_note(price: Price) -> str:
     if cost is not None:
         text += f" Solved: {cost.candidate.passes:,} and {cost.baseline.passes:,} runs with a cost."
     return text
+
+
+def price_line(price: Price) -> str | None:
+    """The price in one line, as the build summary shows it: cost per run of both sides when there is
+    one, else duration ("$1.81 vs $11.37 (−84%, reported by the harness)"); None without either."""
+    quantity = price.of("total_cost_usd") or price.of("duration_seconds")
+    if quantity is None:
+        return None
+    kind = quantity.kind
+    levels = f"{fmt.per_run(quantity.candidate.mean, kind)} vs {fmt.per_run(quantity.baseline.mean, kind)}"
+    relative = relative_text(quantity)
+    what = "" if kind == "usd" else "duration "
+    return f"{what}{levels} ({relative + ', ' if relative else ''}{source_text(quantity)})"
