@@ -16,12 +16,14 @@ harness reported; a run without a value in that source is missing (counted and s
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Mapping, Sequence
 
 from generator.analyze.comparison.efficiency import telemetry_numbers
 from generator.analyze.stats.intervals import t_interval
 from generator.model.common import SIDES, Side
 from generator.model.comparison import Pair
+from generator.model.packed import LazySequence
 from generator.model.price import DERIVED, PRICED, REPORTED, Price, PricedQuantity, SideLevel
 from generator.model.runs import Telemetry
 from generator.model.stats import Interval
@@ -32,36 +34,42 @@ PAIRED_METHOD = "task-clustered t interval over per-task mean paired differences
 _KEYS = tuple(key for key, _label, _kind in PRICED)
 
 
+def _present(value: float | None) -> bool:
+    return value is not None and value == value  # None, and NaN (a packed column's gap), are no value
+
+
 def side_values(
     derived: Sequence[float | None], reported: Sequence[float | None]
 ) -> tuple[str | None, Sequence[float | None]]:
     """One side's values of one field, run by run, and their source: the re-derived values when any
-    run has one, else the reported ones when any run has one, else (None, the re-derived Nones)."""
-    if any(value is not None for value in derived):
+    run has one, else the reported ones when any run has one, else (None, the re-derived gaps).  A gap
+    is None or NaN."""
+    if any(_present(value) for value in derived):
         return DERIVED, derived
-    if any(value is not None for value in reported):
+    if any(_present(value) for value in reported):
         return REPORTED, reported
     return None, derived
 
 
-def _columns(rows: Sequence[Telemetry]) -> list[list[float | None]]:
-    """Each priced field's value of every run (None where the run has no number)."""
-    columns: list[list[float | None]] = [[] for _ in _KEYS]
+def _columns(rows: Sequence[Telemetry]) -> list[array[float]]:
+    """Each priced field's value of every run, packed (NaN where the run has no number): 8 bytes a run."""
+    columns = [array("d") for _ in _KEYS]
     for row in rows:
         values = telemetry_numbers(row, _KEYS)
         for position, column in enumerate(columns):
-            column.append(None if values is None else values[position])
+            value = None if values is None else values[position]
+            column.append(math.nan if value is None else value)
     return columns
 
 
-def _level(source: str | None, values: Sequence[float | None], passed: Sequence[bool]) -> SideLevel:
-    present = [value for value in values if value is not None]
+def _level(source: str | None, values: Sequence[float | None], passed: Sequence[int]) -> SideLevel:
+    present = [value for value in values if value is not None and _present(value)]
     return SideLevel(
         source=source,
         runs=len(values),
         with_value=len(present),
         total=math.fsum(present) if present else None,
-        passes=sum(1 for value, ok in zip(values, passed, strict=True) if value is not None and ok),
+        passes=sum(1 for value, ok in zip(values, passed, strict=True) if ok and _present(value)),
     )
 
 
@@ -71,7 +79,7 @@ def _difference(
     """(pairs with both values, tasks with such a pair, the task-clustered interval of the mean difference)."""
     by_task: dict[str, list[float]] = {}
     for task, a, b in zip(tasks, candidate, baseline, strict=True):
-        if a is not None and b is not None:
+        if a is not None and b is not None and _present(a) and _present(b):
             by_task.setdefault(task, []).append(a - b)
     means = [math.fsum(values) / len(values) for values in by_task.values()]
     interval = t_interval(means, confidence, clip=None, unit="tasks")
@@ -88,8 +96,8 @@ def price_facts(
 ) -> Price:
     """Cost and duration of both sides over the matched ``pairs`` (telemetry in pair order); a
     quantity no counted run of either side has a value of is left out."""
-    tasks = [pair.task for pair in pairs]
-    passed = {side: [pair.side(side).passed for pair in pairs] for side in SIDES}
+    tasks = LazySequence(lambda index: pairs[index].task, range(len(pairs)))
+    passed = {side: bytes(pair.side(side).passed for pair in pairs) for side in SIDES}
     derived = {side: _columns(telemetry[side]) for side in SIDES}
     stated = {side: _columns(reported[side]) for side in SIDES}
     quantities = []
