@@ -16,6 +16,7 @@ from typing import Any, Final
 from generator.model.common import Side
 from generator.model.comparison import REPORTED_SOURCE_LABEL, DurationSummary, EfficiencyTable, Issue, MacroMetrics
 from generator.model.logs import SideLogs
+from generator.model.price import Price
 from generator.model.runs import REPORTED_ONLY_FIELDS, TELEMETRY_FIELDS, V2_PARTS, Artifact, CaseManifest, Quality
 from generator.model.runs import SkippedReport as SkippedReport
 from generator.model.stats import ExperimentComparison
@@ -303,6 +304,7 @@ class ComparisonView:
     rebased_runs: tuple[RebasedRun, ...] = ()
     rebase_artifacts: bool = False
     skipped_reports: tuple[SkippedReport, ...] = ()
+    price: Price = Price()  # cost and duration of both sides over the matched runs (issue 28)
 
     @property
     def imported(self) -> bool:

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from generator.model.ledger import canonical_bytes
+from generator.model.price import Price
 
 __all__ = [
     "HEAD_FILE",
@@ -267,3 +268,4 @@ class SummaryItem:
     trend_url: str | None
     error: str | None = None
     run_status: tuple[str, ...] = ()  # a side's/system's run that did not finish (cancelled, error): below the table
+    price: Price | None = None  # a comparison's cost and duration per run (issue 28)

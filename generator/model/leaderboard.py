@@ -110,7 +110,7 @@ class SystemRun:
     aligned: bool  # counted in the system's metrics
     quality: str  # status/reason_code
     manifest: str  # manifest source, or "invalid"
-    duration_seconds: float | None  # re-derived from raw stdout (aligned runs only)
+    duration_seconds: float | None  # aligned runs only, from the system's source (``SystemResult.duration``)
     cost_usd: float | None
 
 
@@ -135,12 +135,14 @@ class RunAccuracy:
 
 @dataclass(frozen=True)
 class Telemetry:
-    """Mean of one telemetry field over a system's aligned runs that have it."""
+    """Mean of one telemetry field over a system's aligned runs that have it: re-derived from raw stdout
+    when any aligned run has a re-derived value, else as the harness reported it (``source`` says which)."""
 
     field: str
     mean: float | None
     runs_with_value: int
     aligned_runs: int
+    source: str | None = None  # generator.model.price.DERIVED | REPORTED | None (no value)
 
 
 @dataclass(frozen=True)

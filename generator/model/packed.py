@@ -17,7 +17,7 @@ from typing import Any, Final, overload
 from generator.model.common import is_json_number
 from generator.model.runs import TELEMETRY_FIELDS, Artifact
 
-__all__ = ["ArtifactTable", "LazySequence", "PairedArtifacts", "TelemetryValues"]
+__all__ = ["ArtifactTable", "LazySequence", "PairedArtifacts", "TelemetryValues", "reported_of", "telemetry_of"]
 
 _SLOT = 8  # bytes per packed field
 _INT64 = (-(1 << 63), (1 << 63) - 1)
@@ -295,3 +295,17 @@ class LazySequence(Sequence[Any]):
     def __iter__(self) -> Iterator[Any]:
         read = self._read
         return (read(index) for index in self._indices)
+
+
+def telemetry_of(artifacts: Sequence[Artifact]) -> Sequence[Mapping[str, Any] | None]:
+    """Each artifact's re-derived telemetry, in order (a packed side's made one at a time as read)."""
+    if isinstance(artifacts, PairedArtifacts):
+        return artifacts.telemetry()
+    return [artifact.telemetry for artifact in artifacts]
+
+
+def reported_of(artifacts: Sequence[Artifact]) -> Sequence[Mapping[str, Any] | None]:
+    """Each artifact's reported figures, in order (kept apart from the re-derived telemetry)."""
+    if isinstance(artifacts, PairedArtifacts):
+        return artifacts.reported()
+    return [artifact.reported for artifact in artifacts]

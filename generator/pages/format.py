@@ -33,6 +33,8 @@ __all__ = [
     "num_cell",
     "p_value",
     "p_value_report",
+    "per_run",
+    "per_run_signed",
     "pct",
     "pp",
     "pp_interval",
@@ -97,6 +99,24 @@ def by_kind(value: Any, kind: str) -> str:
 def change(value: Any) -> str:
     """A relative change in percent as "12.5% less" / "3.0% more" (positive = less)."""
     return f"{abs(value):.1f}% {'less' if value >= 0 else 'more'}" if is_number(value) else NA
+
+
+def per_run(value: float | None, kind: str) -> str:
+    """A cost ("$1.81", "$0.0423") or a duration ("410s", "4.2s") per run, as the verdict box and the
+    build summary show it; N/A when undefined."""
+    if value is None:
+        return NA
+    size = abs(value)
+    if kind == "usd":
+        return f"${value:,.2f}" if size >= 1 or size == 0 else f"${value:.3g}"
+    return f"{value:,.0f}s" if size >= 10 or size == 0 else f"{value:.2g}s"
+
+
+def per_run_signed(value: float | None, kind: str) -> str:
+    """A difference of :func:`per_run` values with its sign ("−$9.57", "+12s"); N/A when undefined."""
+    if value is None:
+        return NA
+    return ("+" if value >= 0 else "−") + per_run(abs(value), kind)
 
 
 def pp(value: float | None, digits: int = 1) -> str:

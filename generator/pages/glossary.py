@@ -172,6 +172,15 @@ _TERMS: tuple[tuple[str, str, str], ...] = (
         "numbers re-derived from raw stdout.",
     ),
     (
+        "price",
+        "cost and duration per run",
+        "Beside the verdict: each side's mean cost (and duration) per strictly matched run, passed or not, and "
+        "its cost per solved task (total cost / runs that passed). A side's numbers are re-derived from raw "
+        "stdout when any of its runs has one, else as the harness reported them (said beside them); a run "
+        "without a value is left out and counted, never read as 0. The difference is the mean over tasks of "
+        "each task's mean paired difference, with its 95% task-clustered t interval.",
+    ),
+    (
         "kill-path",
         "kill path",
         "A ledger control case that deliberately aborts, corrupts output, substitutes identity or interrupts "

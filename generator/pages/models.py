@@ -300,6 +300,9 @@ class ComparisonPage:
     task_chart: ChartSpec | None = None  # the tasks that drive the difference (None: no task differs)
     efficiency_chart: ChartSpec | None = None  # cost (or duration) per run against pass@1, where reported
     imported: bool = False  # a side is imported (Inspect, Harbor, SWE-bench): no "from raw stdout" headings
+    # the price under the verdict (issue 28): (what, candidate, baseline, difference's parts) rows, a note
+    price: tuple[tuple[str, str, str, tuple[str, ...]], ...] = ()
+    price_note: str = ""
     template: ClassVar[str] = "comparison.html"
 
 

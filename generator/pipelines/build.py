@@ -353,7 +353,9 @@ def _comparison_bundles(
             report.transcripts_left_out += left_out(data.transcripts)
         verdict = decided_verdict(view.statistics) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, view, verdict)
-        record = comparison_record(entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status)
+        record = comparison_record(
+            entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status, view.price
+        )
         report.records.append(record)
         report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer
         return headline, bundles

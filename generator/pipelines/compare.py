@@ -30,8 +30,8 @@ from generator.model.comparison_view import ComparisonView
 from generator.model.errors import EvalsiteError
 from generator.model.formats import NOT_HASHED
 from generator.model.jsonfmt import json_text
-from generator.model.packed import ArtifactTable, LazySequence, PairedArtifacts
-from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport, Telemetry
+from generator.model.packed import ArtifactTable, LazySequence, PairedArtifacts, reported_of, telemetry_of
+from generator.model.runs import Artifact, CaseManifest, Experiment, Key, RunRecord, SkippedReport
 from generator.model.stats import ExperimentComparison
 from generator.pipelines import parallel
 from generator.pipelines.progress import stage
@@ -348,18 +348,6 @@ def _zip(left: Sequence[Any], right: Sequence[Any], indices: Sequence[int]) -> S
     return LazySequence(lambda index: (left[index], right[index]), indices)
 
 
-def _telemetry_of(artifacts: Sequence[Artifact]) -> Sequence[Telemetry]:
-    if isinstance(artifacts, PairedArtifacts):
-        return artifacts.telemetry()
-    return [artifact.telemetry for artifact in artifacts]
-
-
-def _reported_of(artifacts: Sequence[Artifact]) -> Sequence[Telemetry]:
-    if isinstance(artifacts, PairedArtifacts):
-        return artifacts.reported()
-    return [artifact.reported for artifact in artifacts]
-
-
 def compare_experiments(inputs: ComparisonInputs) -> ComparisonResult:
     """Read both experiments, align them strictly, and compute every metric and statistic."""
     ks = normalize_ks(list(inputs.ks))
@@ -434,8 +422,8 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...]) -> ComparisonResult:
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs
     keys = LazySequence(lambda index: pairs[index].key, range(len(pairs)))
-    telemetry = {side: _telemetry_of(artifacts[side]) for side in SIDES}
-    reported = {side: _reported_of(artifacts[side]) for side in SIDES}
+    telemetry = {side: telemetry_of(artifacts[side]) for side in SIDES}
+    reported = {side: reported_of(artifacts[side]) for side in SIDES}
     duration = {side: duration_summary(keys, telemetry[side], reported[side]) for side in SIDES}
     # the pairs' telemetry side by side, each pair's made as it is read (no list of every pair)
     every = range(len(pairs))

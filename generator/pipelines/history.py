@@ -24,6 +24,7 @@ from typing import Any, Literal
 from generator.model.errors import EvalsiteError
 from generator.model.history import HISTORY_SCHEMA, HistoryEntry, HistoryHead, SummaryItem, Trend
 from generator.model.ledger import canonical_bytes
+from generator.model.price import Price
 from generator.model.redaction import Redactor
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
 from generator.pages.format import pp
@@ -279,6 +280,7 @@ class Record:
     p_value: float | None = None  # a comparison verdict's sign-flip p-value
     alpha: float | None = None  # and the level it was tested at
     run_status: tuple[str, ...] = ()  # a side's or system's run that did not finish (not in the history body)
+    price: Price | None = None  # a comparison's cost and duration per run (the summary's; not in the history body)
 
 
 def comparison_record(
@@ -288,15 +290,16 @@ def comparison_record(
     inputs: Sequence[InputDigest],
     statistics: ExperimentComparison | None,
     run_status: tuple[str, ...] = (),
+    price: Price | None = None,
 ) -> Record:
     verdict = statistics.verdict.outcome if statistics is not None else None
     body = comparison_body(subject, title, document, inputs, verdict)
     if statistics is None:
-        return Record("comparison", subject, title, body, run_status=run_status)
+        return Record("comparison", subject, title, body, run_status=run_status, price=price)
     difference = statistics.paired.difference.interval
     return Record(
         "comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper,
-        p_value=statistics.verdict.p_value, alpha=statistics.verdict.alpha, run_status=run_status,
+        p_value=statistics.verdict.p_value, alpha=statistics.verdict.alpha, run_status=run_status, price=price,
     )  # fmt: skip
 
 
@@ -447,6 +450,7 @@ def write_summary(
                 trend_url(r.kind, r.subject) if trend is not None else None,
                 r.error,
                 r.run_status,
+                r.price,
             )
         )
     text = render_summary(items, base_url, outcome.reasons, redact=(redactor or Redactor()).text)  # then capped

@@ -167,12 +167,14 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
     systems: list[SystemResult] = []
     for spec in inputs.systems:
         experiment, alignment = experiments[spec.label], alignments[spec.label]
-        telemetry = {
-            pair.key: run_telemetry(spec.format, experiment, pair.candidate, rebase=inputs.rebase_artifacts).telemetry
+        artifacts = {
+            pair.key: run_telemetry(spec.format, experiment, pair.candidate, rebase=inputs.rebase_artifacts)
             for pair in alignment.pairs
             if pair.key in common
         }
-        systems.append(system_result(spec, experiment, alignment, common, telemetry, ks))
+        telemetry = {key: artifact.telemetry for key, artifact in artifacts.items()}
+        reported = {key: artifact.reported for key, artifact in artifacts.items()}
+        systems.append(system_result(spec, experiment, alignment, common, telemetry, ks, reported))
     return assemble(
         LeaderboardInputs(
             inputs.systems,

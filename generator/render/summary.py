@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from generator.model.common import SIDES
 from generator.model.history import SummaryItem
+from generator.pages.comparison.price import price_line
 from generator.pages.format import pp, pp_interval
 from generator.pages.trends.page import build_anchor
 from generator.render.comparison.report import code
@@ -61,6 +62,13 @@ def _signed(value: float | None) -> str:
 
 def _bounds(lower: float | None, upper: float | None) -> str:
     return "—" if lower is None or upper is None else pp_interval(lower, upper)
+
+
+def _price(item: SummaryItem) -> str:
+    """Cost per run of both sides (else duration), as the verdict box words it; a ``$`` written ``\\$`` so
+    GitHub never reads two amounts as the ends of inline math."""
+    line = price_line(item.price) if item.price is not None else None
+    return "—" if line is None else line.replace("$", "\\$")
 
 
 def _step(item: SummaryItem, label: str) -> str:
@@ -107,18 +115,19 @@ def _trend_line(item: SummaryItem, base_url: str | None) -> str:
 
 def _comparison_rows(items: Sequence[SummaryItem], base_url: str | None) -> list[str]:
     lines = [
-        "| comparison | verdict | effect (pass@1, pp) | 95% interval | issues | regression gate (vs reference build) |"
+        "| comparison | verdict | effect (pass@1, pp) | 95% interval | cost per run, candidate vs baseline | issues "
+        "| regression gate (vs reference build) |"
     ]
-    lines += ["| --- | --- | --- | --- | --- | --- |"]
+    lines += ["| --- | --- | --- | --- | --- | --- | --- |"]
     for i in items:
         title = f"[{_name(i.title)}]({_link(base_url, i.url)})"
         if i.error is not None:
-            lines.append(f"| {title} | could not be built | — | — | — | {_name(i.error)} |")
+            lines.append(f"| {title} | could not be built | — | — | — | — | {_name(i.error)} |")
             continue
         issues = f"[{i.issues}]({_link(base_url, i.issues_url)})" if i.issues else "0"
         lines.append(
             f"| {title} | {_verdict(i.verdict)} | {_signed(i.effect)} | "
-            f"{_bounds(i.lower, i.upper)} | {issues} | {_trend_line(i, base_url)} |"
+            f"{_bounds(i.lower, i.upper)} | {_price(i)} | {issues} | {_trend_line(i, base_url)} |"
         )
     return [*lines, "", *_run_status(items)]
 

@@ -59,6 +59,55 @@ def test_first_screen_holds_the_decision(browser, realscale_site, viewport, entr
         context.close()
 
 
+_PRICE_CELLS = """() => [...document.querySelectorAll('#price tbody tr')]
+    .map(r => [...r.children].map(c => c.textContent.trim()))"""
+
+
+@pytest.mark.parametrize("viewport", sorted(VIEWPORTS))
+@pytest.mark.parametrize(
+    ("entry", "first_row", "unit"), [("wide", "Cost per run", "$"), ("deep", "Duration per run", "s")]
+)
+def test_the_price_sits_under_the_verdict(browser, realscale_site, viewport, entry, first_row, unit):
+    """Issue 28, item 1: cost (or duration) per run of both sides with the paired difference and its
+    interval, in a box joined under the verdict, on the first screen at 1280 and never wider than a phone."""
+    size = VIEWPORTS[viewport]
+    context = browser.new_context(viewport=size)
+    try:
+        visit = browsing.open_page(context, realscale_site / "comparisons" / entry / "index.html", realscale_site)
+        page = visit.page
+        verdict, price = page.locator("#verdict").bounding_box(), page.locator("#price").bounding_box()
+        assert verdict is not None and price is not None
+        assert abs(price["y"] - (verdict["y"] + verdict["height"])) < 1, (verdict, price)  # joined, nothing between
+        if viewport == "desktop":
+            assert price["y"] + price["height"] <= size["height"], price
+        rows = page.evaluate(_PRICE_CELLS)
+        what, candidate, baseline, difference = rows[0]
+        assert what == first_row and unit in (candidate[:1], candidate[-1:]), rows
+        assert unit in (baseline[:1], baseline[-1:]), rows
+        assert re.fullmatch(r"[+−]\S+ \([+−]\d+%\) \[[+−]\S+, [+−]\S+\]", difference), difference
+        if entry == "wide":
+            assert rows[1][0] == "Cost per solved task" and rows[1][1].startswith("$"), rows
+        note = page.locator("#price p.method").inner_text()
+        assert "strictly matched runs" in note and "reported by the harness" in note
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= size["width"]
+        assert not visit.problems()
+    finally:
+        context.close()
+
+
+def test_the_example_shows_a_re_derived_price(browser, example_site):
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        visit = browsing.open_page(
+            context, example_site / "comparisons" / "native-vs-beta" / "index.html", example_site
+        )
+        rows = visit.page.evaluate(_PRICE_CELLS)
+        assert [row[0] for row in rows] == ["Cost per run", "Cost per solved task", "Duration per run"]
+        assert "re-derived from raw stdout" in visit.page.locator("#price p.method").inner_text()
+    finally:
+        context.close()
+
+
 def test_no_verdict_says_why_first(browser, example_site):
     context = browser.new_context(viewport=VIEWPORTS["desktop"])
     try:

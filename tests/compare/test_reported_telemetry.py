@@ -6,10 +6,9 @@ re-derived number, and a disagreement between the two is disclosed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from comet_fixtures import BASE, CAND, write_run
+from comet_fixtures import BASE, CAND, write_reported_run, write_run
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -20,29 +19,12 @@ from generator.pipelines.compare import run_comparison
 from generator.read.comet.telemetry import MAX_TELEMETRY_VALUE, reported_telemetry
 
 
-def _simple_report(exp: Path, task: str, treatment: str, rep: int, passed: bool, events: dict) -> None:
-    (exp / "reports").mkdir(parents=True, exist_ok=True)
-    name = f"{task}-{treatment}-r{rep}"
-    report = {
-        "name": name,
-        "task": task,
-        "treatment": treatment,
-        "rep": rep,
-        "passed": passed,
-        "checks_failed": [] if passed else ["tests_failed"],
-        "events_summary": events,
-        "source": {"run": f"{treatment}_run_{rep}", "trial_name": f"{task}.{rep}-of-2", "failure_mode": "unset"},
-        "model": "model-x",
-    }
-    (exp / "reports" / f"{name}.json").write_text(json.dumps(report))
-
-
 def _no_stdout_pair(cand: Path, base: Path):
     for exp, treatment, scale in ((cand, CAND, 1.0), (base, BASE, 2.0)):
         for rep in (1, 2):
             events = {"duration_s": 10.0 * scale * rep, "agent_duration_s": 8.0 * scale, "cost_usd": 0.5 * scale}
             events |= {"turns": int(4 * scale), "tool_calls": 3, "input_tokens": 100, "output_tokens": 10}
-            _simple_report(exp, "task-a", treatment, rep, True, events)
+            write_reported_run(exp, "task-a", treatment, rep, True, events)
     return run_comparison(ComparisonInputs(cand, CAND, base, BASE, ks=(1,)))
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "disagrees",
     "duration_summary",
     "efficiency_table",
+    "telemetry_numbers",
 ]
 
 
@@ -118,7 +119,7 @@ def _row(
 _NUMBER_TYPES = (int, float)
 
 
-def _numbers(events: Mapping[str, Any] | None, keys: tuple[str, ...]) -> tuple[float | None, ...] | None:
+def telemetry_numbers(events: Mapping[str, Any] | None, keys: tuple[str, ...]) -> tuple[float | None, ...] | None:
     """``_value(events, key)`` of every key at once (None for no telemetry): each run is read once,
     not once per metric; packed telemetry is unpacked in one call."""
     if events is None:
@@ -169,14 +170,14 @@ def efficiency_table(
     seen = [False] * len(REPORTED_METRICS)
     for start in range(0, count, _CHUNK):
         chunk = selected[start : start + _CHUNK]
-        candidates = [_numbers(candidate, keys) for candidate, _ in chunk]
-        baselines = [_numbers(baseline, keys) for _, baseline in chunk]
+        candidates = [telemetry_numbers(candidate, keys) for candidate, _ in chunk]
+        baselines = [telemetry_numbers(baseline, keys) for _, baseline in chunk]
         stated_a: list[tuple[float | None, ...] | None] = []
         stated_b: list[tuple[float | None, ...] | None] = []
         if reported is not None:
             stated_chunk = reported[start : start + _CHUNK]
-            stated_a = [_numbers(candidate, stated_keys) for candidate, _ in stated_chunk]
-            stated_b = [_numbers(baseline, stated_keys) for _, baseline in stated_chunk]
+            stated_a = [telemetry_numbers(candidate, stated_keys) for candidate, _ in stated_chunk]
+            stated_b = [telemetry_numbers(baseline, stated_keys) for _, baseline in stated_chunk]
         any_stated = any(row is not None for row in stated_a) or any(row is not None for row in stated_b)
         for position, key in enumerate(keys):
             a_column, b_column = _column(candidates, position), _column(baselines, position)

@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from generator.analyze.comparison.price import price_facts
 from generator.model.common import SIDES
 from generator.model.comparison import ALL_ALIGNED, STRICT_SUCCESS, ComparisonResult, Pair
 from generator.model.comparison_view import (
@@ -30,7 +31,7 @@ from generator.model.comparison_view import (
     TaskOutcome,
 )
 from generator.model.formats import FORMAT_NOTES
-from generator.model.packed import LazySequence, PairedArtifacts
+from generator.model.packed import LazySequence, PairedArtifacts, reported_of, telemetry_of
 from generator.model.runs import PART_STATES, Artifact, CaseManifest, Experiment, part_state
 
 __all__ = ["PROVENANCE_KEYS", "comparison_view", "provenance"]
@@ -235,4 +236,10 @@ def comparison_view(result: ComparisonResult) -> ComparisonView:
         rebased_runs=_rebased(result),
         rebase_artifacts=result.inputs.rebase_artifacts,
         skipped_reports=tuple(skipped for side in SIDES for skipped in result.experiments[side].skipped),
+        price=price_facts(
+            pairs,
+            {side: telemetry_of(result.artifacts[side]) for side in SIDES},
+            {side: reported_of(result.artifacts[side]) for side in SIDES},
+            result.statistics.paired.difference.interval.confidence,
+        ),
     )

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from generator.analyze.comparison.alignment import align, matrix_issues
+from generator.analyze.comparison.price import side_values
 from generator.analyze.stats.experiment import task_macro_from_counts
 from generator.model.common import is_number
 from generator.model.comparison import Alignment, Issue
@@ -104,9 +105,22 @@ def run_accuracy(
     return RunAccuracy(R, accuracies, mean, stderr, None)
 
 
-def _telemetry(field: str, values: Sequence[Mapping[str, Any] | None]) -> Telemetry:
-    numbers = [float(t[field]) for t in values if t is not None and is_number(t.get(field))]
-    return Telemetry(field, statistics.fmean(numbers) if numbers else None, len(numbers), len(values))
+def _telemetry(
+    field: str,
+    keys: Sequence[Key],
+    telemetry: Mapping[Key, Mapping[str, Any] | None],
+    reported: Mapping[Key, Mapping[str, Any] | None],
+) -> tuple[Telemetry, dict[Key, float]]:
+    """One field over the aligned ``keys``: its mean and source (re-derived, else reported; one rule
+    with the comparison's price, ``side_values``), and each aligned run's value from that source."""
+    source, values = side_values(
+        [_number((telemetry.get(key) or {}).get(field)) for key in keys],
+        [_number((reported.get(key) or {}).get(field)) for key in keys],
+    )
+    by_key = {key: value for key, value in zip(keys, values, strict=True) if value is not None}
+    numbers = list(by_key.values())
+    mean = statistics.fmean(numbers) if numbers else None
+    return Telemetry(field, mean, len(numbers), len(keys), source), by_key
 
 
 def system_result(
@@ -116,8 +130,10 @@ def system_result(
     common_keys: frozenset[Key],
     telemetry: Mapping[Key, Mapping[str, Any] | None],
     ks: Sequence[int],
+    reported: Mapping[Key, Mapping[str, Any] | None] | None = None,
 ) -> SystemResult:
-    """Metrics of one system over its aligned runs; ``telemetry`` is per aligned key (None: none)."""
+    """Metrics of one system over its aligned runs; ``telemetry`` (re-derived) and ``reported`` (what the
+    harness reported) are per aligned key (None: none)."""
     common_tasks = sorted({task for task, _rep in common_keys})
     issues = list(alignment.issues)
     seen = {(record.task, record.rep) for record in experiment.records}
@@ -143,6 +159,9 @@ def system_result(
         )
         for k in ks
     )
+    keys = sorted(aligned)
+    cost, costs = _telemetry("total_cost_usd", keys, telemetry, reported or {})
+    duration, durations = _telemetry("duration_seconds", keys, telemetry, reported or {})
     runs = tuple(
         SystemRun(
             task=record.task,
@@ -153,16 +172,11 @@ def system_result(
             aligned=record.key in aligned,
             quality=f"{record.quality.status}/{record.quality.reason_code}",
             manifest=record.manifest.source if record.manifest_valid else "invalid",
-            duration_seconds=_number((telemetry.get(record.key) or {}).get("duration_seconds"))
-            if record.key in aligned
-            else None,
-            cost_usd=_number((telemetry.get(record.key) or {}).get("total_cost_usd"))
-            if record.key in aligned
-            else None,
+            duration_seconds=durations.get(record.key) if record.key in aligned else None,
+            cost_usd=costs.get(record.key) if record.key in aligned else None,
         )
         for record in sorted(experiment.records, key=lambda r: (r.task, r.rep, r.file))
     )
-    values = [telemetry.get(key) for key in sorted(aligned)]
     return SystemResult(
         label=spec.label,
         treatment=spec.treatment,
@@ -178,8 +192,8 @@ def system_result(
         runs=runs,
         macro=macro,
         run_accuracy=run_accuracy(outcomes, reps, common_tasks),
-        cost=_telemetry("total_cost_usd", values),
-        duration=_telemetry("duration_seconds", values),
+        cost=cost,
+        duration=duration,
         logs=experiment.logs,
     )
 

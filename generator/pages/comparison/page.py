@@ -14,6 +14,7 @@ from functools import partial
 
 from generator.pages.comparison.context import ComparisonSource, side_label
 from generator.pages.comparison.decision import DecisionSections, anchored
+from generator.pages.comparison.price import price_note, price_rows
 from generator.pages.comparison.sections import ComparisonSections
 from generator.pages.comparison.task import TaskPages
 from generator.pages.glossary import GLOSSARY_URL
@@ -76,6 +77,8 @@ class _Builder(DecisionSections, ComparisonSections, TaskPages):
             task_chart=self.task_difference_chart(),
             efficiency_chart=self.efficiency_chart(),
             imported=self.view.imported,
+            price=price_rows(self.view.price),
+            price_note=price_note(self.view.price),
         )
         return PageBundle(page, self.source.data, (("report.md", self.source.markdown),))
 

@@ -36,6 +36,8 @@ from generator.pages.leaderboard.common import (
     tier_cell,
 )
 from generator.pages.leaderboard.family import ComparisonCall, family_notes, with_notices
+from generator.pages.leaderboard.frontier import frontier_chart as make_frontier
+from generator.pages.leaderboard.frontier import reported_label, telemetry_cell
 from generator.pages.leaderboard.links import SideMatch
 from generator.pages.leaderboard.matrix import pairwise_matrix
 from generator.pages.leaderboard.models import LeaderboardPages
@@ -51,8 +53,6 @@ from generator.pages.models import (
     PageMeta,
     PairPage,
     Row,
-    ScatterChart,
-    ScatterPoint,
     SiteInfo,
     SystemPage,
     Table,
@@ -151,8 +151,8 @@ class _Builder:
             cells += [
                 Cell(shown, fmt.sort_key(ra.mean), None, "num" if ra.mean is not None else "num na", ra.note),
                 fmt.num_cell(s.coverage, f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
-                fmt.num_cell(s.cost.mean, fmt.by_kind(s.cost.mean, "usd")),
-                fmt.num_cell(s.duration.mean, fmt.by_kind(s.duration.mean, "seconds")),
+                telemetry_cell(s.cost, "usd"),
+                telemetry_cell(s.duration, "seconds"),
             ]
             rows.append(Row(tuple(cells), "muted" if s.label == r.baseline else ""))
         caption = "Systems by task-macro pass@1 (aligned runs only; N/A = undefined, never 0)"
@@ -207,35 +207,6 @@ class _Builder:
         )
         return table, tuple(verdicts)
 
-    def frontier(self) -> tuple[ScatterChart | None, str]:
-        r = self.result
-        if r.frontier_field is None:
-            return None, "No cost or duration chart: fewer than two systems have re-derived telemetry."
-        cost = r.frontier_field == "total_cost_usd"
-        points = []
-        for s in r.systems:
-            x = s.cost.mean if cost else s.duration.mean
-            first = s.macro[0] if s.macro and s.macro[0].k == 1 else None
-            if x is None or first is None or first.pass_at_k.estimate is None:
-                continue
-            iv = first.pass_at_k.interval
-            shown = fmt.by_kind(x, "usd") if cost else fmt.seconds(x)
-            hover = f"{s.label}: {shown} per run, pass@1 {fmt.pct(s.pass_at_1)} (95% {_pct_interval(iv)})"
-            points.append(ScatterPoint(s.label, float(x), first.pass_at_k.estimate, iv.lower, iv.upper, hover))
-        chart = ScatterChart(
-            "frontier-chart",
-            ("Cost" if cost else "Duration") + " versus pass@1",
-            "Each system's mean over its aligned runs with telemetry, with its 95% interval over tasks; the "
-            "dashed line joins the Pareto frontier (no other system is both cheaper and better).",
-            "Mean cost per run (USD)" if cost else "Mean duration per run (seconds)",
-            "task-macro pass@1",
-            tuple(points),
-            x_kind="usd" if cost else "seconds",
-            y_unit="pp",
-            frontier=r.frontier,
-        )
-        return chart, phrase("Pareto frontier: " + ", ".join(["{}"] * len(r.frontier)) + ".", *r.frontier)
-
     def coverage_table(self) -> Table:
         rows = []
         for s in self.result.systems:
@@ -287,7 +258,7 @@ class _Builder:
         r = self.result
         baseline_table, verdicts = self.baseline_table()
         matrix_table, matrix_chart = pairwise_matrix(self.result, self.id, self.url)
-        frontier_chart, frontier_note = self.frontier()
+        frontier_chart, frontier_note = make_frontier(self.result)
         facts = (
             ("Systems", str(len(r.systems))),
             ("Tasks", f"{len(r.tasks):,}"),
@@ -414,13 +385,13 @@ class _Builder:
             ("Manifest", Column("Manifest"), lambda run: run.manifest, lambda run: Cell(run.manifest)),
             (
                 "Duration",
-                Column("Duration", True),
+                Column(reported_label("Duration", s.duration), True),
                 lambda run: run.duration_seconds,
                 lambda run: fmt.num_cell(run.duration_seconds, fmt.seconds(run.duration_seconds)),
             ),
             (
                 "Cost",
-                Column("Cost", True),
+                Column(reported_label("Cost", s.cost), True),
                 lambda run: run.cost_usd,
                 lambda run: fmt.num_cell(run.cost_usd, fmt.by_kind(run.cost_usd, "usd")),
             ),

@@ -65,6 +65,7 @@ def comparison_document(view: ComparisonView, *, runs: bool = True, streamed: bo
         "matched": {side: view.matched[side].to_json() for side in SIDES},
         "duration": {side: view.duration[side].to_json() for side in SIDES},
         "efficiency": view.efficiency.to_json(),
+        "price": view.price.to_json(),
         "limitations": view.limitations.to_json(),
         "statistics": as_json(view.statistics),
         **({} if streamed else {"manifest_audit": list(audit_entries(view))}),

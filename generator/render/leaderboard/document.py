@@ -73,11 +73,13 @@ def system_json(s: SystemResult) -> dict[str, Any]:
             "mean": s.cost.mean,
             "runs_with_value": s.cost.runs_with_value,
             "aligned_runs": s.cost.aligned_runs,
+            "source": s.cost.source,
         },
         "duration_seconds": {
             "mean": s.duration.mean,
             "runs_with_value": s.duration.runs_with_value,
             "aligned_runs": s.duration.aligned_runs,
+            "source": s.duration.source,
         },
         "issue_counts": dict(sorted(Counter(i.reason for i in s.issues).items())),
         "issues": [i.to_json() for i in s.issues],

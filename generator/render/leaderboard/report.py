@@ -6,6 +6,7 @@ from collections import Counter
 
 from generator.model.leaderboard import CORRECTION_NAMES, GROUPS_RULE, TIER_RULE, LeaderboardResult, SystemResult
 from generator.pages import format as fmt
+from generator.pages.leaderboard.frontier import telemetry_cell
 from generator.render.comparison.report import untrusted
 
 __all__ = ["leaderboard_markdown"]
@@ -87,8 +88,8 @@ def _ranking(result: LeaderboardResult) -> list[str]:
         row += [
             _run_accuracy(s),
             f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})",
-            fmt.by_kind(s.cost.mean, "usd"),
-            fmt.by_kind(s.duration.mean, "seconds"),
+            telemetry_cell(s.cost, "usd").text,  # "(reported)" after a mean the harness reported
+            telemetry_cell(s.duration, "seconds").text,
         ]
         rows.append(row)
     return _table(header, rows)
