@@ -52,8 +52,11 @@ def _children() -> set[int]:
     """This process's living child processes (zombies excluded: they are reaped by now or never)."""
     found: set[int] = set()
     for task in os.listdir("/proc/self/task"):
-        with open(f"/proc/self/task/{task}/children") as handle:
-            found.update(int(pid) for pid in handle.read().split())
+        try:
+            with open(f"/proc/self/task/{task}/children") as handle:
+                found.update(int(pid) for pid in handle.read().split())
+        except OSError:  # a thread (a pool's) that ended since the listing: it holds no child now
+            continue
     alive = set()
     for pid in found:
         try:
