@@ -18,13 +18,17 @@ import pytest
 from generator.model.errors import EvalsiteError
 from generator.pipelines import parallel
 from generator.pipelines.parallel import WorkerError, ordered_map, workers
+from tests.support.hang import HANG
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(autouse=True)
 def _never_hangs() -> Iterator[None]:
-    """Each test fails after two minutes instead of hanging (what the pool must never do)."""
+    """Each test fails after :data:`HANG` seconds instead of hanging (what the pool must never do).
+
+    Issue 27: a fixed two minutes failed a working run on a busy machine (a compare child took longer);
+    the shared limit is far above any working run and still ends a real hang."""
     _BEFORE.clear()
     _BEFORE.update(_children())  # children other tests left (the suite's own): not this test's
 
@@ -32,7 +36,7 @@ def _never_hangs() -> Iterator[None]:
         raise AssertionError("hung: the pool did not end")
 
     previous = signal.signal(signal.SIGALRM, hung)
-    signal.alarm(120)
+    signal.alarm(HANG)
     try:
         yield
     finally:
@@ -151,7 +155,7 @@ def test_a_silent_worker_is_stopped_after_the_timeout(monkeypatch: pytest.Monkey
     started = time.monotonic()
     with pytest.raises(WorkerError, match=r"gave no result in 1 s and was stopped"):
         list(ordered_map(_stalls, None, [0, 1, 2], 2))
-    assert time.monotonic() - started < 30
+    assert time.monotonic() - started < HANG  # not the hour the worker sleeps
     assert _new_children() == set()  # the sleeping worker was killed, not waited for
 
 
@@ -208,7 +212,7 @@ def test_compare_with_a_failing_worker_prints_one_line_and_no_output(failure: st
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         check=False,
     )
     assert done.returncode == 2

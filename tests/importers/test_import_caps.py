@@ -1,9 +1,11 @@
 """Caps where Inspect and Harbor input sizes multiply; one bad sample or trial never sinks a build.
 
-Every case runs the real command line in a subprocess (with a time-out, so a hang fails the test)
-on the real inspect-ai logs of ``fixtures/inspect`` with one hostile edit, and checks that the
-edit is one disclosed skipped row (or, for the header's plan, an invalid expected-case matrix with
-its reason), that the other samples still compare, and that no message names a local path.
+Every case runs the real command line (``main`` in this process, under an alarm so a hang fails
+the test; the Harbor folder named in bytes that are not UTF-8 in a real child, whose stdout and
+stderr must decode as UTF-8) on the real inspect-ai logs of ``fixtures/inspect`` with one hostile
+edit, and checks that the edit is one disclosed skipped row (or, for the header's plan, an invalid
+expected-case matrix with its reason), that the other samples still compare, and that no message
+names a local path.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,8 @@ import pytest
 from harness_fixtures import harbor_job, harbor_trial, swebench_run
 
 from generator.read.importing import MAX_JSON_DEPTH, unusable_value
-from tests.support.hang import HANG
+from tests.support.cli import evalsite
+from tests.support.hang import HANG, no_hang
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "importers" / "fixtures" / "inspect"
@@ -33,14 +37,22 @@ def _candidate() -> dict[str, Any]:
     return copy.deepcopy(log)
 
 
-def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
-        cwd=cwd,
-        capture_output=True,
-        timeout=TIMEOUT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+def _run(*args: str, cwd: Path = ROOT, child: bool = False) -> subprocess.CompletedProcess[bytes]:
+    """``evalsite ARGS``: in this process (a child only adds its start and imports), or with *child*
+    in a real one; either way what it printed as UTF-8 bytes (strict: a lone surrogate fails here as
+    it fails on a real stdout)."""
+    if child:
+        return subprocess.run(
+            [sys.executable, "-m", "generator", *args],
+            cwd=cwd,
+            capture_output=True,
+            timeout=TIMEOUT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+    with no_hang(TIMEOUT):
+        done = evalsite(*args, cwd=cwd)
+    command = [sys.executable, "-m", "generator", *args]
+    return subprocess.CompletedProcess(command, done.returncode, done.stdout.encode(), done.stderr.encode())
 
 
 def _clean(stream: bytes) -> str:
@@ -48,17 +60,20 @@ def _clean(stream: bytes) -> str:
     text = stream.decode("utf-8")  # the old code wrote undecodable bytes for a Harbor folder name
     assert text.count("\n") <= 1, text
     assert "/tmp" not in text and "/work" not in text and str(ROOT) not in text, text
+    assert tempfile.gettempdir() not in text, text  # the temporary root (make test: in /dev/shm)
     assert "codec" not in text and "Traceback" not in text, text
     return text
 
 
-def _compare(candidate: Path, fmt: str = "inspect", baseline: Path | None = None, treatment: str = "c") -> Any:
+def _compare(
+    candidate: Path, fmt: str = "inspect", baseline: Path | None = None, treatment: str = "c", *, child: bool = False
+) -> Any:
     base = baseline or FIXTURES / "baseline.json"
     done = _run(
         "compare",
         "--candidate", str(candidate), "--candidate-treatment", treatment, "--candidate-format", fmt,
         "--baseline", str(base), "--baseline-treatment", treatment if fmt != "inspect" else "b",
-        "--baseline-format", fmt, "--format", "json",
+        "--baseline-format", fmt, "--format", "json", child=child,
     )  # fmt: skip
     _clean(done.stderr)
     assert done.returncode == 0, done.stderr
@@ -183,7 +198,7 @@ def test_a_harbor_trial_folder_named_in_bytes_that_are_not_utf8_is_one_skipped_t
     odd["trial_name"] = "t3__d"
     (job / "t3__d").mkdir()
     _write(job / "t3__d" / "result.json", odd)  # json.dumps escapes the surrogate
-    document = _compare(job, "harbor", baseline, "claude-code")
+    document = _compare(job, "harbor", baseline, "claude-code", child=True)  # the real stdout's bytes
     assert _skipped(document) == [
         ("t2__\\xff\\xfe/result.json", "trial folder name is not valid UTF-8"),
         ("t3__d/result.json", "trial result holds text that is not valid Unicode (a lone surrogate)"),

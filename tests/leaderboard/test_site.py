@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -54,3 +55,4 @@ def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch)
     for name, data in a.items():
         if name.startswith(prefix):
             assert str(REPO).encode() not in data and b"/tmp/" not in data
+            assert tempfile.gettempdir().encode() not in data

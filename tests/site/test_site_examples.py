@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_example_site_links_scripts_and_leaks(example_site):
     out, _ = example_site
     assert check_links(out) == []
     assert check_scripts(out) == []
-    assert find_leaks(out, [str(REPO), str(Path.home()), os.getcwd(), "/tmp/"]) == []
+    assert find_leaks(out, [str(REPO), str(Path.home()), os.getcwd(), "/tmp/", tempfile.gettempdir()]) == []
 
 
 def test_example_index_headlines(example_site):

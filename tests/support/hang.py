@@ -8,7 +8,36 @@ hang still fails, just later.
 
 from __future__ import annotations
 
-__all__ = ["HANG"]
+import contextlib
+import signal
+from collections.abc import Iterator
+from types import FrameType
+
+__all__ = ["HANG", "Hung", "no_hang"]
 
 #: Seconds a subprocess, thread join or queue read may take before the test fails as hung.
 HANG = 600
+
+
+class Hung(Exception):
+    """Work run in the test's own process went past its limit (:func:`no_hang`)."""
+
+
+@contextlib.contextmanager
+def no_hang(seconds: int = HANG) -> Iterator[None]:
+    """Run the block in this process as a child would run under ``timeout=``: past *seconds* an
+    alarm raises :class:`Hung` in it (the command line reports it as an unexpected error, which fails
+    the test).  The alarm and handler that were set before (a conftest's) are put back after."""
+
+    def hung(signum: int, frame: FrameType | None) -> None:
+        raise Hung(f"did not finish within {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    left = signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+        if left:
+            signal.alarm(left)
