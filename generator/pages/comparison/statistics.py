@@ -12,9 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from generator.model.scores import ScoreSection
 from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary, MetricEstimate
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
+from generator.pages.comparison.scores import effect_text, score_tables, score_verdict
 from generator.pages.glossary import term_href
 from generator.pages.models import (
     Cell,
@@ -47,10 +49,15 @@ _METHOD = (
 _PAGE = "comparisons/_/index.html"  # every comparison page sits at this depth: glossary links are relative to it
 
 
-def decided_verdict(statistics: ExperimentComparison | None) -> StatisticsVerdict | None:
-    """The verdict of a comparison, or None when there is none to show (no matched pairs)."""
+def decided_verdict(
+    statistics: ExperimentComparison | None, scores: ScoreSection | None = None
+) -> StatisticsVerdict | None:
+    """The verdict that decides a comparison (the mean score's under ``metric: mean``, else pass@1's),
+    or None when there is none to show (no matched pairs)."""
     if statistics is None or not statistics.pairs:
         return None
+    if scores is not None and scores.comparison is not None:
+        return scores.comparison.verdict
     return statistics.verdict
 
 
@@ -76,14 +83,6 @@ def _iv_pp(iv: Interval | None) -> str:
     return pp_interval(iv.lower, iv.upper)
 
 
-def effect_text(verdict: StatisticsVerdict) -> str:
-    """The effect size of a verdict: the pass@1 difference in pp with its interval."""
-    text = pp(verdict.difference)
-    if verdict.lower is not None and verdict.upper is not None:
-        text += f", {verdict.confidence:.0%} interval {pp_interval(verdict.lower, verdict.upper)}"
-    return text
-
-
 def _interval_text(iv: Interval | None, digits: int = 3) -> str:
     if iv is None or iv.lower is None:
         note = iv.note if iv is not None else None
@@ -91,8 +90,13 @@ def _interval_text(iv: Interval | None, digits: int = 3) -> str:
     return fmt.interval(iv.lower, iv.upper, digits)
 
 
-def comparison_statistics(statistics: ExperimentComparison | None) -> StatisticsSection:
-    """Verdict, intervals and paired tests for one comparison; a notice only when there are no pairs."""
+def comparison_statistics(
+    statistics: ExperimentComparison | None, scores: ScoreSection | None = None
+) -> StatisticsSection:
+    """Verdict, intervals and paired tests for one comparison; a notice only when there are no pairs.
+
+    ``scores`` (issue 29): under ``metric: mean`` the mean score's verdict box and tables come first
+    (pass@1's tables follow, not deciding); a log's other scorers add their table."""
     verdict = decided_verdict(statistics)
     if statistics is None or verdict is None:
         return StatisticsSection(
@@ -108,12 +112,13 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         notices.append(Notice("warning", f"Intervals over tasks: {few}."))
     tests = _paired_table(result)
     charts = _paired_chart(result)
-    return StatisticsSection(
-        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision),
-        notices=tuple(notices),
-        tables=(intervals, tests),
-        charts=charts,
-    )
+    box = Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision)
+    tables: tuple[Table, ...] = (intervals, tests)
+    if scores is not None:  # metric mean decides, and a log's other scorers (issue 29): a block of its own
+        box = score_verdict(scores) or box
+        notices += [Notice("warning", w) for w in scores.comparison.warnings] if scores.comparison else []
+        tables = (*score_tables(scores), *tables)
+    return StatisticsSection(verdict=box, notices=tuple(notices), tables=tables, charts=charts)
 
 
 def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) -> tuple[tuple[str, str, str], ...]:
