@@ -69,7 +69,7 @@ def score_verdict(scores: ScoreSection) -> Verdict | None:
         return None
     verdict = result.verdict
     levels = f"{_score(result.candidate.estimate)} vs {_score(result.baseline.estimate)}"
-    scorer = f" (scorer {scores.scorer})" if scores.scorer else ""
+    scorer = f" of {scores.scorer}" if scores.scorer else ""
     facts = [
         (
             f"Difference in mean score{scorer} (candidate − baseline)",
