@@ -33,20 +33,22 @@ def _published(side: str) -> dict[str, float]:
     return {item["name"]: item["metrics"]["mean"]["value"] for item in header["results"]["scores"]}
 
 
-def _compare(metric: ScoreMetric = "mean", scorer: str | None = None, baseline: str = "baseline") -> ComparisonResult:
-    return compare_experiments(
-        ComparisonInputs(
-            candidate_dir=LOGS / "candidate.eval",
-            candidate_treatment="shell",
-            baseline_dir=LOGS / f"{baseline}.eval",
-            baseline_treatment="shell",
-            ks=(1,),
-            candidate_format="inspect",
-            baseline_format="inspect",
-            import_options=ImportOptions(scorer=scorer),
-            metric=metric,
-        )
+def _inputs(metric: ScoreMetric = "mean", scorer: str | None = None) -> ComparisonInputs:
+    return ComparisonInputs(
+        candidate_dir=LOGS / "candidate.eval",
+        candidate_treatment="shell",
+        baseline_dir=LOGS / "baseline.eval",
+        baseline_treatment="shell",
+        ks=(1,),
+        candidate_format="inspect",
+        baseline_format="inspect",
+        import_options=ImportOptions(scorer=scorer),
+        metric=metric,
     )
+
+
+def _compare(metric: ScoreMetric = "mean", scorer: str | None = None) -> ComparisonResult:
+    return compare_experiments(_inputs(metric, scorer))
 
 
 def test_the_mean_reproduces_inspects_published_mean_of_a_numeric_scorer() -> None:
@@ -76,17 +78,7 @@ def test_every_scorer_is_shown_and_only_the_chosen_one_decides() -> None:
 
 
 def test_a_pass_at_k_comparison_shows_the_other_scorers_in_its_document() -> None:
-    output = run_comparison(
-        ComparisonInputs(
-            candidate_dir=LOGS / "candidate.eval",
-            candidate_treatment="shell",
-            baseline_dir=LOGS / "baseline.eval",
-            baseline_treatment="shell",
-            ks=(1,),
-            candidate_format="inspect",
-            baseline_format="inspect",
-        )
-    )
+    output = run_comparison(_inputs("pass@k"))
     scores = output.document["scores"]
     assert scores["metric"] == "pass@k" and scores["mean"] is None
     assert [(s["scorer"], s["deciding"]) for s in scores["scorers"]] == [("partial", True), ("exact", False)]
@@ -95,18 +87,7 @@ def test_a_pass_at_k_comparison_shows_the_other_scorers_in_its_document() -> Non
 
 
 def test_the_mean_decides_the_view_the_document_and_the_report() -> None:
-    output = run_comparison(
-        ComparisonInputs(
-            candidate_dir=LOGS / "candidate.eval",
-            candidate_treatment="shell",
-            baseline_dir=LOGS / "baseline.eval",
-            baseline_treatment="shell",
-            ks=(1,),
-            candidate_format="inspect",
-            baseline_format="inspect",
-            metric="mean",
-        )
-    )
+    output = run_comparison(_inputs("mean"))
     assert output.result.scores is not None and output.result.scores.comparison is not None
     assert output.view.decision is output.result.scores.comparison.verdict
     mean = output.document["scores"]["mean"]

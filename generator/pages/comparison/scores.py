@@ -9,16 +9,15 @@ This is a block of its own beside the pass@1 verdict box (:mod:`.statistics`).
 from __future__ import annotations
 
 from generator.model.scores import ScoreComparison, ScorerMeans, ScoreSection
-from generator.model.stats import BETTER, WORSE, Interval
+from generator.model.stats import BETTER, WORSE
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
-from generator.pages.glossary import term_href
+from generator.pages.comparison.stat_tables import facts_table, metric_row, metric_table, p_text
 from generator.pages.models import Cell, Column, Row, Table, Verdict
 
 __all__ = ["decision_effect", "effect_text", "points", "points_interval", "score_tables", "score_verdict"]
 
 _KIND = {BETTER: "better", WORSE: "worse"}
-_PAGE = "comparisons/_/index.html"  # every comparison page sits at this depth: glossary links are relative to it
 _METHOD = (
     "metric mean: the task-macro mean score decides, by the same rule as pass@1: the 95% task-clustered interval "
     "over per-task mean differences excludes zero and the sign-flip test over tasks agrees (p < 0.05)"
@@ -39,11 +38,6 @@ def points_interval(lower: float | None, upper: float | None) -> str:
 
 def _score(value: float | None) -> str:
     return fmt.NA if value is None else fmt.fixed(value, 3)
-
-
-def _p(value: float | None) -> str:
-    shown = fmt.p_value_report(value)
-    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
 def effect_text(verdict: StatisticsVerdict, *, in_points: bool = False) -> str:
@@ -86,7 +80,7 @@ def score_verdict(scores: ScoreSection) -> Verdict | None:
             f"{result.tasks.wins:,} / {result.tasks.losses:,} / {result.tasks.ties:,}",
             "wins-losses-ties",
         ),
-        ("Sign-flip test over tasks", _p(result.sign_flip.p_value), "sign-flip-test"),
+        ("Sign-flip test over tasks", p_text(result.sign_flip.p_value), "sign-flip-test"),
     ]
     power = result.power
     facts.append(
@@ -100,54 +94,15 @@ def score_verdict(scores: ScoreSection) -> Verdict | None:
     return Verdict(sentence, _KIND.get(verdict.outcome, "undecided"), _METHOD, tuple(facts))
 
 
-def _interval(iv: Interval) -> str:
-    if iv.lower is None or iv.upper is None:
-        return f"N/A ({iv.note})" if iv.note else fmt.NA
-    return fmt.interval(iv.lower, iv.upper, 3)
-
-
 def _mean_table(result: ScoreComparison, scorer: str | None) -> Table:
-    rows = []
-    for side, metric in (("Candidate", result.candidate), ("Baseline", result.baseline)):
-        rows.append(
-            Row(
-                (
-                    Cell(side),
-                    fmt.num_cell(metric.estimate, _score(metric.estimate)),
-                    Cell(_interval(metric.interval), fmt.sort_key(metric.interval.lower)),
-                    Cell(_interval(metric.betting), fmt.sort_key(metric.betting.lower)),
-                    Cell(
-                        f"{metric.eligible_tasks}/{metric.total_tasks}",
-                        fmt.sort_key(metric.eligible_tasks),
-                        None,
-                        "num",
-                    ),
-                    Cell(
-                        "approximate: few tasks" if metric.few_tasks else "",
-                        None,
-                        None,
-                        "warn" if metric.few_tasks else "",
-                        metric.warning,
-                    ),
-                )
-            )
-        )
-    return Table(
-        id="stats-mean-table",
-        caption=(
-            "Mean score" + (f" (scorer {scorer})" if scorer else "") + ": the task-macro mean over strictly "
-            "matched pairs with 95% intervals over tasks (t interval clipped to [0, 1]; betting interval valid at "
-            "any task count)"
-        ),
-        columns=(
-            Column("Side"),
-            Column("Mean score", True),
-            Column("t interval"),
-            Column("Betting interval"),
-            Column("Tasks", True),
-            Column("Note"),
-        ),
-        rows=tuple(rows),
+    rows = [
+        metric_row(side, metric) for side, metric in (("Candidate", result.candidate), ("Baseline", result.baseline))
+    ]
+    return metric_table(
+        "stats-mean-table",
+        "Mean score" + (f" of {scorer}" if scorer else "") + ": the task-macro mean over strictly matched pairs "
+        "with 95% intervals over tasks (t interval clipped to [0, 1]; betting interval valid at any task count)",
+        rows,
     )
 
 
@@ -184,7 +139,7 @@ def _paired_mean_table(result: ScoreComparison) -> Table:
             "variance of the task-clustered estimate / variance assuming independent runs",
             "design-effect",
         ),
-        ("Sign-flip test over tasks", _p(result.sign_flip.p_value), result.sign_flip.method, "sign-flip-test"),
+        ("Sign-flip test over tasks", p_text(result.sign_flip.p_value), result.sign_flip.method, "sign-flip-test"),
         (
             "Minimum detectable difference",
             f"{power.mde * 100:.1f} points at {power.power:.0%} power with {power.tasks:,} tasks"
@@ -194,16 +149,8 @@ def _paired_mean_table(result: ScoreComparison) -> Table:
             "mde",
         ),
     ]
-    return Table(
-        id="stats-mean-paired-table",
-        caption="Paired statistics of the mean score over strictly matched pairs (the metric that decides)",
-        columns=(Column("Statistic"), Column("Value"), Column("Method")),
-        rows=tuple(
-            Row((Cell(label, None, term_href(_PAGE, term)), Cell(value, None, None, "num"), Cell(str(method))))
-            for label, value, method, term in facts
-        ),
-        sortable=False,
-    )
+    caption = "Paired statistics of the mean score over strictly matched pairs (the metric that decides)"
+    return facts_table("stats-mean-paired-table", caption, facts)
 
 
 def _scorer_row(item: ScorerMeans) -> Row:

@@ -13,19 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from generator.model.scores import ScoreSection
-from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary, MetricEstimate
+from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
 from generator.pages.comparison.scores import effect_text, score_tables, score_verdict
-from generator.pages.glossary import term_href
+from generator.pages.comparison.stat_tables import facts_table, metric_row, metric_table, p_text
 from generator.pages.models import (
-    Cell,
-    Column,
     ForestChart,
     ForestRow,
     Notice,
     RefLine,
-    Row,
     StatisticsSection,
     Table,
     Verdict,
@@ -70,24 +67,11 @@ pp = fmt.pp  # one place for the format: pages/format.py
 pp_interval = fmt.pp_interval
 
 
-def _p(value: float | None) -> str:
-    """ "p = 0.042", or "p < 0.001" below that."""
-    shown = fmt.p_value_report(value)
-    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
-
-
 def _iv_pp(iv: Interval | None) -> str:
     if iv is None or iv.lower is None or iv.upper is None:
         note = iv.note if iv is not None else None
         return f"N/A ({note})" if note else fmt.NA
     return pp_interval(iv.lower, iv.upper)
-
-
-def _interval_text(iv: Interval | None, digits: int = 3) -> str:
-    if iv is None or iv.lower is None:
-        note = iv.note if iv is not None else None
-        return f"N/A ({note})" if note else fmt.NA
-    return fmt.interval(iv.lower, iv.upper, digits)
 
 
 def comparison_statistics(
@@ -135,7 +119,7 @@ def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) ->
             f"{paired.tasks.wins:,} / {paired.tasks.losses:,} / {paired.tasks.ties:,}",
             "wins-losses-ties",
         ),
-        ("Sign-flip test over tasks", _p(paired.sign_flip.p_value), "sign-flip-test"),
+        ("Sign-flip test over tasks", p_text(paired.sign_flip.p_value), "sign-flip-test"),
     ) + (
         (("Minimum detectable difference", f"{power.mde * 100:.1f} pp at {power.power:.0%} power", "mde"),)
         if power.mde is not None
@@ -166,55 +150,14 @@ def intervals_table(table_id: str, first: str, groups: Sequence[tuple[str, Seque
     """Task-macro metrics with 95% intervals over tasks, one row per metric and k of each group (a
     comparison's side, a report's system); *first* names the groups' column."""
     rows = [
-        _metric_row(name, metric) for name, summaries in groups for summary in summaries for metric in summary.metrics
+        metric_row(name, metric) for name, summaries in groups for summary in summaries for metric in summary.metrics
     ]
-    return Table(
-        id=table_id,
-        caption=(
-            "Task-macro metrics with 95% intervals over tasks "
-            "(t interval clipped to [0, 1]; betting interval valid at any task count)"
-        ),
-        columns=(
-            Column(first),
-            Column("Metric"),
-            Column("k", True),
-            Column("Estimate", True),
-            Column("t interval"),
-            Column("Betting interval"),
-            Column("Eligible tasks", True),
-            Column("Note"),
-        ),
-        rows=tuple(rows),
-    )
-
-
-def _metric_row(side: str, metric: MetricEstimate) -> Row:
-    """One side's task-macro metric with its t and betting intervals."""
-    return Row(
-        (
-            Cell(side),
-            Cell(metric.label),
-            fmt.num_cell(metric.k),
-            fmt.num_cell(
-                metric.estimate,
-                fmt.fixed(metric.estimate, 3) if metric.estimate is not None else "undefined",
-            ),
-            Cell(_interval_text(metric.interval), fmt.sort_key(metric.interval.lower)),
-            Cell(_interval_text(metric.betting), fmt.sort_key(metric.betting.lower)),
-            Cell(
-                f"{metric.eligible_tasks}/{metric.total_tasks}",
-                fmt.sort_key(metric.eligible_tasks),
-                None,
-                "num",
-            ),
-            Cell(
-                "approximate: few tasks" if metric.few_tasks else "",
-                None,
-                None,
-                "warn" if metric.few_tasks else "",
-                metric.warning,
-            ),
-        )
+    return metric_table(
+        table_id,
+        "Task-macro metrics with 95% intervals over tasks "
+        "(t interval clipped to [0, 1]; betting interval valid at any task count)",
+        rows,
+        first,
     )
 
 
@@ -250,13 +193,13 @@ def _paired_table(result: ExperimentComparison) -> Table:
         ),
         (
             "Sign-flip test over tasks",
-            _p(paired.sign_flip.p_value),
+            p_text(paired.sign_flip.p_value),
             paired.sign_flip.method,
             "sign-flip-test",
         ),
         (
             "McNemar exact / mid-p (run pairs)",
-            f"{_p(paired.mcnemar.p_value)} / mid-{_p(paired.mcnemar.p_mid)}",
+            f"{p_text(paired.mcnemar.p_value)} / mid-{p_text(paired.mcnemar.p_mid)}",
             paired.mcnemar.method,
             "mcnemar",
         ),
@@ -270,16 +213,7 @@ def _paired_table(result: ExperimentComparison) -> Table:
             "mde",
         ),
     ]
-    return Table(
-        id="stats-paired-table",
-        caption="Paired statistics over strictly matched pairs",
-        columns=(Column("Statistic"), Column("Value"), Column("Method")),
-        rows=tuple(
-            Row((Cell(label, None, term_href(_PAGE, term)), Cell(value, None, None, "num"), Cell(str(method))))
-            for label, value, method, term in facts
-        ),
-        sortable=False,
-    )
+    return facts_table("stats-paired-table", "Paired statistics over strictly matched pairs", facts)
 
 
 def _paired_chart(result: ExperimentComparison) -> tuple[ForestChart, ...]:

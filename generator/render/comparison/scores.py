@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from generator.pages import format as fmt
+from generator.pages.comparison.stat_tables import p_text
 
 __all__ = ["pass_verdict_heading", "score_lines"]
 
@@ -22,11 +22,6 @@ def _points(value: float | None) -> str:
 
 def _score(value: float | None) -> str:
     return "N/A" if value is None else f"{value:.3f}"
-
-
-def _p(value: float | None) -> str:
-    shown = fmt.p_value_report(value)
-    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
 
 
 def pass_verdict_heading(doc: Doc) -> str:
@@ -51,7 +46,7 @@ def _mean_lines(scores: Doc) -> list[str]:
         f"- Difference in mean score (candidate − baseline) over {diff['tasks']} task(s):"
         f" {_points(diff['estimate'])}, {interval['confidence']:.0%} interval"
         f" [{_points(interval['lower'])}, {_points(interval['upper'])}] ({interval['method']}).",
-        f"- Sign-flip test over tasks: {_p(flip['p_value'])} ({flip['method']}).",
+        f"- Sign-flip test over tasks: {p_text(flip['p_value'])} ({flip['method']}).",
         "- Smallest difference this design detects with 80% power: "
         + (f"{power['mde'] * 100:.1f} points." if power["mde"] is not None else "not stated."),
     ]
