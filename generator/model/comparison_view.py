@@ -19,7 +19,7 @@ from generator.model.logs import SideLogs
 from generator.model.price import Price
 from generator.model.runs import REPORTED_ONLY_FIELDS, TELEMETRY_FIELDS, V2_PARTS, Artifact, CaseManifest, Quality
 from generator.model.runs import SkippedReport as SkippedReport
-from generator.model.scores import ScoreSection
+from generator.model.scores import ScoreSection, deciding_verdict
 from generator.model.stats import ExperimentComparison, Verdict
 
 __all__ = [
@@ -312,10 +312,7 @@ class ComparisonView:
     def decision(self) -> Verdict | None:
         """The verdict that decides (the mean score's under ``metric: mean``, else pass@1's); None
         without matched pairs."""
-        if self.statistics is None or not self.statistics.pairs:
-            return None
-        comparison = self.scores.comparison if self.scores is not None else None
-        return comparison.verdict if comparison is not None else self.statistics.verdict
+        return deciding_verdict(self.statistics, self.scores)
 
     @property
     def imported(self) -> bool:

@@ -23,6 +23,7 @@ from generator.model.common import is_number
 from generator.model.runs import RunRecord
 from generator.model.stats import (
     ClusteredDifference,
+    ExperimentComparison,
     MetricEstimate,
     PowerAnalysis,
     SignFlipTest,
@@ -42,6 +43,7 @@ __all__ = [
     "ScorerMeans",
     "check_metric",
     "deciding_scorer",
+    "deciding_verdict",
     "run_score",
     "scorer_values",
 ]
@@ -173,3 +175,13 @@ class ScoreSection:
             "mean": self.comparison.to_json() if self.comparison is not None else None,
             "scorers": [item.to_json() for item in self.scorers],
         }
+
+
+def deciding_verdict(statistics: ExperimentComparison | None, scores: ScoreSection | None) -> Verdict | None:
+    """The verdict that decides a comparison: the mean score's under ``metric: mean``, else pass@1's;
+    None without matched pairs."""
+    if statistics is None or not statistics.pairs:
+        return None
+    if scores is not None and scores.comparison is not None:
+        return scores.comparison.verdict
+    return statistics.verdict

@@ -26,7 +26,7 @@ from generator.model.history import HISTORY_SCHEMA, HistoryEntry, HistoryHead, S
 from generator.model.ledger import canonical_bytes
 from generator.model.price import Price
 from generator.model.redaction import Redactor
-from generator.model.scores import ScoreSection
+from generator.model.scores import ScoreSection, deciding_verdict
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
 from generator.pages.format import pp
 from generator.pages.models import InputDigest, SiteInfo
@@ -296,7 +296,8 @@ def comparison_record(
 ) -> Record:
     """The history record of a comparison: the verdict that decides (the mean score's under ``metric: mean``)."""
     mean = scores.comparison if scores is not None else None
-    deciding = mean.verdict if mean is not None else statistics.verdict if statistics is not None else None
+    # without matched pairs no verdict decides: pass@1's "no verdict" is recorded
+    deciding = (deciding_verdict(statistics, scores) or statistics.verdict) if statistics is not None else None
     verdict = deciding.outcome if deciding is not None else None
     body = comparison_body(subject, title, document, inputs, verdict)
     if statistics is None or deciding is None:

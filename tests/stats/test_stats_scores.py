@@ -96,3 +96,10 @@ def test_not_distinguishable_names_the_tasks_the_rule_needs_in_points() -> None:
     assert verdict.outcome == NOT_DISTINGUISHABLE
     assert verdict.tasks_needed == tasks_needed(paired_scores(cand, base), verdict.difference_of_interest or 0)
     assert "points" in verdict.sentence and "percentage" not in verdict.sentence
+
+
+def test_no_or_one_shared_task_is_no_verdict_never_a_crash() -> None:
+    for cand, base in (({}, {}), ({"a": [0.5]}, {"a": [0.8]})):
+        result = score_comparison(cand, base, scorer=None, total_tasks=1)
+        assert result.verdict.outcome == "no verdict" and result.power.mde is None
+        assert result.difference.interval.lower is None

@@ -55,10 +55,8 @@ def mean_scores(pairs: Sequence[Pair]) -> tuple[dict[str, list[float]], dict[str
 def scorer_means(pairs: Sequence[Pair], deciding: str | None) -> tuple[ScorerMeans, ...]:
     """Each scorer's task-macro mean per side over the pairs where both sides have its number (deciding
     first, then by name); empty when the runs record fewer than two scorers."""
-    names: set[str] = set()
-    for pair in pairs:
-        for record in (pair.candidate, pair.baseline):
-            names.update(scorer_values(record))
+    values = [(pair.task, scorer_values(pair.candidate), scorer_values(pair.baseline)) for pair in pairs]
+    names = {name for _task, c, b in values for name in (*c, *b)}
     if len(names) < 2:
         return ()
     order = sorted(names, key=lambda name: (name != deciding, name))[:MAX_SCORERS]
@@ -66,18 +64,17 @@ def scorer_means(pairs: Sequence[Pair], deciding: str | None) -> tuple[ScorerMea
     for name in order:
         per_task: dict[str, tuple[list[float], list[float]]] = {}
         missing = 0
-        for pair in pairs:
-            c, b = scorer_values(pair.candidate).get(name), scorer_values(pair.baseline).get(name)
+        for task, held_c, held_b in values:
+            c, b = held_c.get(name), held_b.get(name)
             if c is None or b is None:
                 missing += 1
                 continue
-            held = per_task.setdefault(pair.task, ([], []))
+            held = per_task.setdefault(task, ([], []))
             held[0].append(c)
             held[1].append(b)
-        means = [statistics.fmean(values[i]) for values in per_task.values() for i in (0, 1)]
-        candidate = statistics.fmean(means[0::2]) if per_task else None
-        baseline = statistics.fmean(means[1::2]) if per_task else None
-        pairs_used = sum(len(values[0]) for values in per_task.values())
+        candidate = statistics.fmean(statistics.fmean(c) for c, _b in per_task.values()) if per_task else None
+        baseline = statistics.fmean(statistics.fmean(b) for _c, b in per_task.values()) if per_task else None
+        pairs_used = sum(len(c) for c, _b in per_task.values())
         out.append(ScorerMeans(name, name == deciding, candidate, baseline, len(per_task), pairs_used, missing))
     return tuple(out)
 

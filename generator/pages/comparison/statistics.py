@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from generator.model.scores import ScoreSection
+from generator.model.scores import ScoreSection, deciding_verdict
 from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
@@ -51,11 +51,7 @@ def decided_verdict(
 ) -> StatisticsVerdict | None:
     """The verdict that decides a comparison (the mean score's under ``metric: mean``, else pass@1's),
     or None when there is none to show (no matched pairs)."""
-    if statistics is None or not statistics.pairs:
-        return None
-    if scores is not None and scores.comparison is not None:
-        return scores.comparison.verdict
-    return statistics.verdict
+    return deciding_verdict(statistics, scores)
 
 
 def verdict_sentence(verdict: StatisticsVerdict) -> str:
