@@ -83,24 +83,40 @@ def within(target: float, tol: float) -> Callable[[float, float], bool]:
     return lambda v, se: abs(v - target) <= tol + 2 * se
 
 
-def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
-    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05."""
-    for tasks, reps in ((20, 1), (80, 5), (300, 3)):
+def _false_and_coverage(
+    table: Table,
+    rng: np.random.Generator,
+    n: int,
+    sizes: tuple[tuple[int, int], ...],
+    draw: Callable[[np.random.Generator, int, int, float], tuple[Scores, Scores]],
+    names: tuple[str, str, str],
+) -> None:
+    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05: ``draw`` gives a
+    (candidate, baseline) pair of new tasks; ``names``: the two claims and the setting's suffix."""
+    for tasks, reps in sizes:
         false, covered = 0, {0.0: 0, 0.05: 0}
         for _ in range(n):
             for delta in covered:
-                p = pass_rates(rng, tasks)
-                r = decide(paired_scores(runs(rng, p, reps, delta), runs(rng, p, reps)))
+                r = decide(paired_scores(*draw(rng, tasks, reps, delta)))
                 if delta == 0.0:
                     false += r.outcome in (stats.BETTER, stats.WORSE)
                 if r.interval is not None and r.interval[0] <= delta <= r.interval[1]:
                     covered[delta] += 1
-        size = f"{tasks} x {reps}"
-        table.add("verdict false better/worse", size + ", equal", "<= 5%", false / n, n, at_most(0.05))
+        size = f"{tasks} x {reps}{names[2]}"
+        table.add(names[0], size + ", equal", "<= 5%", false / n, n, at_most(0.05))
         for delta, count in covered.items():
-            table.add(
-                "95% interval coverage", f"{size}, Delta {delta:+.2f}", "95% +- 2", count / n, n, within(0.95, 0.02)
-            )
+            table.add(names[1], f"{size}, Delta {delta:+.2f}", "95% +- 2", count / n, n, within(0.95, 0.02))
+
+
+def _pass_fail(rng: np.random.Generator, tasks: int, reps: int, delta: float) -> tuple[Scores, Scores]:
+    p = pass_rates(rng, tasks)
+    return runs(rng, p, reps, delta), runs(rng, p, reps)
+
+
+def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
+    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05."""
+    names = ("verdict false better/worse", "95% interval coverage", "")
+    _false_and_coverage(table, rng, n, ((20, 1), (80, 5), (300, 3)), _pass_fail, names)
 
 
 #: Partial credit (issue 29): a run scores one of these levels (CyBashBench, NL2Bash).
@@ -122,30 +138,16 @@ def scored_runs(rng: np.random.Generator, w: np.ndarray, reps: int, delta: float
     return {f"task-{i:04d}": [float(x) for x in row] for i, row in enumerate(levels)}
 
 
+def _partial_credit(rng: np.random.Generator, tasks: int, reps: int, delta: float) -> tuple[Scores, Scores]:
+    w = rng.dirichlet(DIRICHLET, tasks)
+    return scored_runs(rng, w, reps, delta), scored_runs(rng, w, reps)
+
+
 def mean_scores(table: Table, rng: np.random.Generator, n: int) -> None:
     """metric: mean on scores in {0, .5, .8, 1}: false better/worse at Delta = 0, and coverage of the
     task-clustered interval of the mean-score difference at Delta = 0 and +0.05."""
-    for tasks, reps in ((20, 3), (80, 5), (300, 3)):
-        false, covered = 0, {0.0: 0, 0.05: 0}
-        for _ in range(n):
-            for delta in covered:
-                w = rng.dirichlet(DIRICHLET, tasks)
-                r = decide(paired_scores(scored_runs(rng, w, reps, delta), scored_runs(rng, w, reps)))
-                if delta == 0.0:
-                    false += r.outcome in (stats.BETTER, stats.WORSE)
-                if r.interval is not None and r.interval[0] <= delta <= r.interval[1]:
-                    covered[delta] += 1
-        size = f"{tasks} x {reps}, scores 0/.5/.8/1"
-        table.add("mean: false better/worse", size + ", equal", "<= 5%", false / n, n, at_most(0.05))
-        for delta, count in covered.items():
-            table.add(
-                "mean: 95% interval coverage",
-                f"{size}, Delta {delta:+.2f}",
-                "95% +- 2",
-                count / n,
-                n,
-                within(0.95, 0.02),
-            )
+    names = ("mean: false better/worse", "mean: 95% interval coverage", ", scores 0/.5/.8/1")
+    _false_and_coverage(table, rng, n, ((20, 3), (80, 5), (300, 3)), _partial_credit, names)
 
 
 def power(table: Table, rng: np.random.Generator, n: int) -> None:
