@@ -8,7 +8,7 @@ p_t + Delta / (1 - 0.4) * (1 - p_t) (worse: p_t * (1 + Delta / 0.4)), so Delta i
 difference.  Every claim is measured against its nominal value with its Monte Carlo standard error
 (s.e.) and judged PASS when the measured value is within the tolerance allowing two s.e.
 
-    python bench/calibrate.py [--quick] [--seed 25]
+    python bench/calibrate.py [--quick] [--seed 25] [--only mean_scores]
 
 Seeded and deterministic: the same seed prints the same table.  Default about 4 minutes on one core;
 ``--quick`` about 30 seconds (fewer replications, larger s.e.).  Exit status 1 when a claim fails.
@@ -83,24 +83,71 @@ def within(target: float, tol: float) -> Callable[[float, float], bool]:
     return lambda v, se: abs(v - target) <= tol + 2 * se
 
 
-def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
-    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05."""
-    for tasks, reps in ((20, 1), (80, 5), (300, 3)):
+def _false_and_coverage(
+    table: Table,
+    rng: np.random.Generator,
+    n: int,
+    sizes: tuple[tuple[int, int], ...],
+    draw: Callable[[np.random.Generator, int, int, float], tuple[Scores, Scores]],
+    names: tuple[str, str, str],
+) -> None:
+    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05: ``draw`` gives a
+    (candidate, baseline) pair of new tasks; ``names``: the two claims and the setting's suffix."""
+    for tasks, reps in sizes:
         false, covered = 0, {0.0: 0, 0.05: 0}
         for _ in range(n):
             for delta in covered:
-                p = pass_rates(rng, tasks)
-                r = decide(paired_scores(runs(rng, p, reps, delta), runs(rng, p, reps)))
+                r = decide(paired_scores(*draw(rng, tasks, reps, delta)))
                 if delta == 0.0:
                     false += r.outcome in (stats.BETTER, stats.WORSE)
                 if r.interval is not None and r.interval[0] <= delta <= r.interval[1]:
                     covered[delta] += 1
-        size = f"{tasks} x {reps}"
-        table.add("verdict false better/worse", size + ", equal", "<= 5%", false / n, n, at_most(0.05))
+        size = f"{tasks} x {reps}{names[2]}"
+        table.add(names[0], size + ", equal", "<= 5%", false / n, n, at_most(0.05))
         for delta, count in covered.items():
-            table.add(
-                "95% interval coverage", f"{size}, Delta {delta:+.2f}", "95% +- 2", count / n, n, within(0.95, 0.02)
-            )
+            table.add(names[1], f"{size}, Delta {delta:+.2f}", "95% +- 2", count / n, n, within(0.95, 0.02))
+
+
+def _pass_fail(rng: np.random.Generator, tasks: int, reps: int, delta: float) -> tuple[Scores, Scores]:
+    p = pass_rates(rng, tasks)
+    return runs(rng, p, reps, delta), runs(rng, p, reps)
+
+
+def verdicts(table: Table, rng: np.random.Generator, n: int) -> None:
+    """False 'better'/'worse' at Delta = 0, and interval coverage at Delta = 0 and +0.05."""
+    names = ("verdict false better/worse", "95% interval coverage", "")
+    _false_and_coverage(table, rng, n, ((20, 1), (80, 5), (300, 3)), _pass_fail, names)
+
+
+#: Partial credit (issue 29): a run scores one of these levels (CyBashBench, NL2Bash).
+LEVELS = np.asarray([0.0, 0.5, 0.8, 1.0])
+#: A task's chances of each level ~ Dirichlet(DIRICHLET): tasks differ in difficulty and spread.
+DIRICHLET = np.asarray([0.8, 0.6, 0.6, 0.8])
+LEVEL_MU = float(DIRICHLET @ LEVELS / DIRICHLET.sum())  # the population's mean score
+
+
+def scored_runs(rng: np.random.Generator, w: np.ndarray, reps: int, delta: float = 0.0) -> Scores:
+    """Scores in LEVELS: a system better by ``delta`` (task-population mean score) moves a share
+    lambda = delta / (1 - mu) of every task's chances to the top level."""
+    share = delta / (1.0 - LEVEL_MU)
+    chances = (1.0 - share) * w
+    chances[:, -1] += share
+    cumulative = np.cumsum(chances, axis=1)
+    drawn = (rng.random((w.shape[0], reps))[:, :, None] > cumulative[:, None, :]).sum(axis=2)
+    levels = LEVELS[np.minimum(drawn, LEVELS.size - 1)]
+    return {f"task-{i:04d}": [float(x) for x in row] for i, row in enumerate(levels)}
+
+
+def _partial_credit(rng: np.random.Generator, tasks: int, reps: int, delta: float) -> tuple[Scores, Scores]:
+    w = rng.dirichlet(DIRICHLET, tasks)
+    return scored_runs(rng, w, reps, delta), scored_runs(rng, w, reps)
+
+
+def mean_scores(table: Table, rng: np.random.Generator, n: int) -> None:
+    """metric: mean on scores in {0, .5, .8, 1}: false better/worse at Delta = 0, and coverage of the
+    task-clustered interval of the mean-score difference at Delta = 0 and +0.05."""
+    names = ("mean: false better/worse", "mean: 95% interval coverage", ", scores 0/.5/.8/1")
+    _false_and_coverage(table, rng, n, ((20, 3), (80, 5), (300, 3)), _partial_credit, names)
 
 
 def power(table: Table, rng: np.random.Generator, n: int) -> None:
@@ -193,28 +240,35 @@ def histories(table: Table, rng: np.random.Generator, n: int) -> None:
     table.add("history: drop flagged within 3 builds", setting, ">= 90%", caught, n, at_least(0.9))
 
 
+STEPS: dict[str, tuple[Callable[[Table, np.random.Generator, int], None], int]] = {
+    "verdicts": (verdicts, 1000),
+    "power": (power, 500),
+    "planning": (planning, 300),
+    "boards": (boards, 150),
+    "histories": (histories, 300),
+    "mean_scores": (mean_scores, 1000),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="about 30 seconds: fewer replications")
     parser.add_argument("--seed", type=int, default=25)
+    parser.add_argument("--only", choices=STEPS, help="run one case only (mean_scores: partial-credit scores)")
     args = parser.parse_args(argv)
     scale = 8 if args.quick else 1
     table = Table()
     started = time.perf_counter()
-    steps: list[tuple[Callable[[Table, np.random.Generator, int], None], int]] = [
-        (verdicts, 1000),
-        (power, 500),
-        (planning, 300),
-        (boards, 150),
-        (histories, 300),
-    ]
-    for index, (step, n) in enumerate(steps):
-        step(table, np.random.default_rng([args.seed, index]), max(25, n // scale))
+    for index, (name, (step, n)) in enumerate(STEPS.items()):
+        if args.only is None or args.only == name:
+            step(table, np.random.default_rng([args.seed, index]), max(25, n // scale))
     print("| claim | setting | nominal | measured | MC s.e. (pts) | replications | result |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(table.rows))
     print(
-        f"\nmodel: p_t ~ Beta({A}, {B}), Bernoulli repetitions; seed {args.seed}; "
+        f"\nmodel: p_t ~ Beta({A}, {B}), Bernoulli repetitions; mean scores: a task's chances of 0/.5/.8/1 ~ "
+        f"Dirichlet({', '.join(f'{x:g}' for x in DIRICHLET)}), better by Delta = a share Delta / (1 - mu) moved to 1; "
+        f"seed {args.seed}; "
         f"{'quick' if args.quick else 'default'} run; PASS = within tolerance allowing 2 s.e.; "
         f"{time.perf_counter() - started:.0f} s"
     )

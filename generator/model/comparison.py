@@ -20,6 +20,7 @@ from typing import Any, Final, NamedTuple
 from generator.model.common import DEFAULT_KS, Side
 from generator.model.formats import DEFAULT_FORMAT, ImportOptions
 from generator.model.runs import Artifact, Experiment, Key, RunRecord
+from generator.model.scores import DEFAULT_METRIC, ScoreMetric, ScoreSection
 from generator.model.stats import ExperimentComparison
 
 __all__ = [
@@ -91,6 +92,7 @@ class ComparisonInputs:
     candidate_format: str = DEFAULT_FORMAT
     baseline_format: str = DEFAULT_FORMAT
     import_options: ImportOptions = ImportOptions()
+    metric: ScoreMetric = DEFAULT_METRIC  # pass@k (pass / fail at the threshold decides) or mean (issue 29)
 
 
 # --------------------------------------------------------------------------- alignment
@@ -330,6 +332,7 @@ class ComparisonResult:
     efficiency: Mapping[str, EfficiencyTable]  # strict_success, all_aligned
     statistics: ExperimentComparison  # intervals, paired tests, power and verdict over the pairs
     formats: Mapping[Side, str] = field(default_factory=lambda: {"candidate": "comet", "baseline": "comet"})
+    scores: ScoreSection | None = None  # metric mean, or a log's several scorers (issue 29)
 
     @property
     def candidate(self) -> Experiment:

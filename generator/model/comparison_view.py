@@ -19,7 +19,8 @@ from generator.model.logs import SideLogs
 from generator.model.price import Price
 from generator.model.runs import REPORTED_ONLY_FIELDS, TELEMETRY_FIELDS, V2_PARTS, Artifact, CaseManifest, Quality
 from generator.model.runs import SkippedReport as SkippedReport
-from generator.model.stats import ExperimentComparison
+from generator.model.scores import ScoreSection, deciding_verdict
+from generator.model.stats import ExperimentComparison, Verdict
 
 __all__ = [
     "AUDIT_PARTS",
@@ -305,6 +306,13 @@ class ComparisonView:
     rebase_artifacts: bool = False
     skipped_reports: tuple[SkippedReport, ...] = ()
     price: Price = Price()  # cost and duration of both sides over the matched runs (issue 28)
+    scores: ScoreSection | None = None  # metric mean, or a log's several scorers (issue 29)
+
+    @property
+    def decision(self) -> Verdict | None:
+        """The verdict that decides (the mean score's under ``metric: mean``, else pass@1's); None
+        without matched pairs."""
+        return deciding_verdict(self.statistics, self.scores)
 
     @property
     def imported(self) -> bool:

@@ -42,6 +42,13 @@ _TERMS: tuple[tuple[str, str, str], ...] = (
         "comparison pages are in percentage points, never in percent of the baseline.",
     ),
     (
+        "mean-score",
+        "mean score (metric: mean)",
+        "For scorers that give partial credit (0, 0.5, 0.8, 1): the mean of a task's scores over its repetitions, then "
+        "over tasks. With metric: mean it decides the verdict by the same rule as pass@1; its differences are in "
+        "points, the difference of mean scores times 100 (0.83 against 0.56 is +27 points).",
+    ),
+    (
         "verdict",
         "verdict",
         "Candidate better (or worse) only when the 95% task-clustered interval of the pass@1 difference excludes "

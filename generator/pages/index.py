@@ -11,7 +11,8 @@ from generator.model.comparison_view import ComparisonView
 from generator.model.ledger_result import LedgerResult
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
-from generator.pages.comparison.statistics import effect_text, verdict_sentence
+from generator.pages.comparison.scores import decision_effect
+from generator.pages.comparison.statistics import verdict_sentence
 from generator.pages.models import (
     Cell,
     Column,
@@ -72,7 +73,7 @@ def comparison_headline(
     ) + (
         (
             f"Verdict: {verdict_sentence(verdict)}",
-            f"Difference in pass@1 (candidate − baseline): {effect_text(verdict)}",
+            ": ".join(decision_effect(view.scores, verdict)),
         )
         if verdict is not None
         else ()

@@ -180,6 +180,7 @@ class DefaultCore:
                 candidate_format=entry.candidate.format,
                 baseline_format=entry.baseline.format,
                 import_options=entry.import_options(),
+                metric=entry.metric,
             )
         )
         trees = [(f"{side} experiment", path) for side in SIDES for path in entry.side(side).paths]
@@ -319,7 +320,7 @@ def _entry_failed(
 def _comparison_statistics(entry: ComparisonConfig, data: ComparisonData, report: BuildReport) -> StatisticsSection:
     """The issue-6 statistics, formatted for the page; a failure there degrades to a visible notice."""
     try:
-        return comparison_statistics(data.view.statistics)
+        return comparison_statistics(data.view.statistics, data.view.scores)
     except (ValueError, ArithmeticError, LookupError, TypeError, AttributeError) as error:
         message = f"paired statistics unavailable ({type(error).__name__}: {' '.join(str(error).split())})"
         report.warnings.append(f"comparison {entry.id!r}: {message}")
@@ -351,10 +352,10 @@ def _comparison_bundles(
         if config.transcripts:
             report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts))
             report.transcripts_left_out += left_out(data.transcripts)
-        verdict = decided_verdict(view.statistics) if statistics.verdict is not None else None
+        verdict = decided_verdict(view.statistics, view.scores) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, view, verdict)
         record = comparison_record(
-            entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status, view.price
+            entry.id, entry.title, data.document, data.inputs, view.statistics, data.run_status, view.price, view.scores
         )
         report.records.append(record)
         report.task_jobs[page.page.meta.url] = list(task_jobs)  # written after the page, built by the writer

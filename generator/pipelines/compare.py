@@ -23,6 +23,7 @@ from typing import Any, Literal
 from generator.analyze.comparison.alignment import align, matrix_issues
 from generator.analyze.comparison.efficiency import duration_summary, efficiency_table
 from generator.analyze.comparison.passk import normalize_ks, task_macro
+from generator.analyze.comparison.scores import score_section
 from generator.analyze.comparison.view import comparison_view
 from generator.model.common import SIDES, Side
 from generator.model.comparison import ALL_ALIGNED, STRICT_SUCCESS, ComparisonInputs, ComparisonResult, Pair
@@ -418,6 +419,7 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...]) -> ComparisonResult:
     metrics = {side: task_macro(results[side], ks, total_tasks=len(alignment.tasks)) for side in SIDES}
     data: StatisticsData = (results["candidate"], results["baseline"], ks, len(alignment.tasks))
     statistics = _paired_statistics(data)
+    scores = score_section(alignment.pairs, inputs.metric, inputs.import_options.scorer, len(alignment.tasks))
     artifacts = _paired_artifacts(inputs, formats, experiments, alignment.pairs, read_with)
     del read_with  # memory flat in the runs: nothing per run is held longer than it is needed
     pairs = alignment.pairs
@@ -450,6 +452,7 @@ def _compare(inputs: ComparisonInputs, ks: tuple[int, ...]) -> ComparisonResult:
         efficiency=efficiency,
         statistics=statistics,
         formats=formats,
+        scores=scores,
     )
 
 

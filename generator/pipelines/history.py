@@ -26,6 +26,7 @@ from generator.model.history import HISTORY_SCHEMA, HistoryEntry, HistoryHead, S
 from generator.model.ledger import canonical_bytes
 from generator.model.price import Price
 from generator.model.redaction import Redactor
+from generator.model.scores import ScoreSection, deciding_verdict
 from generator.model.stats import BETTER, WORSE, ExperimentComparison
 from generator.pages.format import pp
 from generator.pages.models import InputDigest, SiteInfo
@@ -291,15 +292,20 @@ def comparison_record(
     statistics: ExperimentComparison | None,
     run_status: tuple[str, ...] = (),
     price: Price | None = None,
+    scores: ScoreSection | None = None,
 ) -> Record:
-    verdict = statistics.verdict.outcome if statistics is not None else None
+    """The history record of a comparison: the verdict that decides (the mean score's under ``metric: mean``)."""
+    mean = scores.comparison if scores is not None else None
+    # without matched pairs no verdict decides: pass@1's "no verdict" is recorded
+    deciding = (deciding_verdict(statistics, scores) or statistics.verdict) if statistics is not None else None
+    verdict = deciding.outcome if deciding is not None else None
     body = comparison_body(subject, title, document, inputs, verdict)
-    if statistics is None:
+    if statistics is None or deciding is None:
         return Record("comparison", subject, title, body, run_status=run_status, price=price)
-    difference = statistics.paired.difference.interval
+    difference = mean.difference.interval if mean is not None else statistics.paired.difference.interval
     return Record(
         "comparison", subject, title, body, verdict, difference.estimate, difference.lower, difference.upper,
-        p_value=statistics.verdict.p_value, alpha=statistics.verdict.alpha, run_status=run_status, price=price,
+        p_value=deciding.p_value, alpha=deciding.alpha, run_status=run_status, price=price,
     )  # fmt: skip
 
 

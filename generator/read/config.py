@@ -28,6 +28,7 @@ Schema (unknown keys are errors)::
         pass_threshold: number      # optional, default 1: imported numeric scores/rewards pass at or above it
         scorer: str                 # optional: the Inspect scorer that decides pass (default: the log's first)
         errors_as_failures: bool    # optional, default false: errored/limit-stopped imported runs fail
+        metric: pass@k | mean       # optional, default pass@k: mean = task-macro mean score decides (issue 29)
     ledgers:                        # optional list
       - id: slug
         title: str
@@ -43,7 +44,7 @@ Schema (unknown keys are errors)::
         ks: [int >= 1, ...]         # optional, default [1]
         alpha: float                # optional, default 0.05, in (0, 0.5]
         correction: holm            # optional: holm (default), bh or none
-        pass_threshold, scorer, errors_as_failures   # optional, as for comparisons (imported systems)
+        pass_threshold, scorer, errors_as_failures, metric   # optional, as for comparisons
     reports:                        # optional list: one system's evidence on a page of its own (docs/site.md)
       - id: slug
         title: str
@@ -76,6 +77,7 @@ from generator.model.leaderboard import (
 )
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
+from generator.model.scores import DEFAULT_METRIC, ScoreMetric
 from generator.model.transcript import TRANSCRIPT_POLICIES
 from generator.read.config_checks import (
     _bool,
@@ -84,6 +86,7 @@ from generator.read.config_checks import (
     _keys,
     _ks,
     _list,
+    _metric,
     _path,
     _text,
     _threshold,
@@ -112,13 +115,13 @@ _TOP_KEYS |= {"history", "base_url"}  # build history and absolute summary links
 _TOP_KEYS |= {"theme_dir"}  # the user's templates and assets first on the loader path
 _TOP_KEYS |= {"redact", "transcripts"}  # secret redaction and run pages (docs/transcripts.md)
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
-_COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options (docs/importers.md)
+_COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures", "metric"}  # docs/importers.md
 _SIDE_KEYS = {"experiment", "treatment"}
 _SIDE_OPTIONAL = {"format", "fields", "preset", "metric"}  # the last three: format records only
 _SIDE_FORMATS = ("comet", "inspect", "harbor", "swebench", "records", "auto")
 _LEDGER_KEYS = {"id", "title", "campaign", "ledger"}
 _LEADERBOARD_KEYS = {"id", "title", "systems", "baseline", "tasks", "ks", "alpha", "correction"}
-_LEADERBOARD_KEYS |= {"pass_threshold", "scorer", "errors_as_failures"}  # importer options, as for comparisons
+_LEADERBOARD_KEYS |= {"pass_threshold", "scorer", "errors_as_failures", "metric"}  # as for comparisons
 _SYSTEM_KEYS = {"label", "experiment", "treatment", "format"}
 _REPORT_KEYS = {"id", "title", "tasks", "ks", "pass_threshold", "scorer", "errors_as_failures"}
 _TOP_KEYS |= {"reports"}  # single-system reports (pipelines/report.py)
@@ -152,6 +155,7 @@ class ComparisonConfig:
     pass_threshold: float = 1.0
     scorer: str | None = None
     errors_as_failures: bool = False
+    metric: ScoreMetric = DEFAULT_METRIC
 
     def side(self, side: str) -> SideConfig:
         return self.candidate if side == "candidate" else self.baseline
@@ -349,6 +353,7 @@ def _comparison(value: Any, index: int, base: Path, seen: dict[str, str]) -> Com
         ),
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else DEFAULT_KS,
         rebase_artifacts=_bool(data.get("rebase_artifacts", False), f"{where} rebase_artifacts"),
+        metric=_metric(data.get("metric", DEFAULT_METRIC), f"{where} metric"),
         **_import_options(data, where),
     )
 
@@ -405,6 +410,8 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
         correction = check_correction(data.get("correction", "holm"))
     except ValueError as error:
         raise _fail(where, str(error)) from None
+    if _metric(data.get("metric", DEFAULT_METRIC), f"{where} metric") == "mean":  # ranks by pass@1 (issue 29)
+        raise _fail(f"{where} metric", "mean is not available for leaderboards yet (they rank by pass@1)")
     return LeaderboardConfig(
         id=entry_id,
         title=_text(data["title"], f"{where} title"),
@@ -435,7 +442,7 @@ def _report(value: Any, index: int, base: Path, seen: dict[str, str]) -> ReportC
 
 
 def _import_options(data: dict[str, Any], where: str) -> dict[str, Any]:
-    """``pass_threshold``, ``scorer`` and ``errors_as_failures`` of a comparison or leaderboard entry."""
+    """``pass_threshold``, ``scorer`` and ``errors_as_failures`` of a comparison, leaderboard or report entry."""
     return {
         "pass_threshold": _threshold(data.get("pass_threshold", 1.0), f"{where} pass_threshold"),
         "scorer": _text(data["scorer"], f"{where} scorer") if data.get("scorer") is not None else None,

@@ -11,8 +11,9 @@ from typing import Any
 
 from generator.model.common import is_slug
 from generator.model.errors import EvalsiteError
+from generator.model.scores import ScoreMetric, check_metric
 
-__all__ = ["MAX_K", "_bool", "_entry_id", "_fail", "_keys", "_ks", "_list", "_path", "_text", "_threshold"]
+__all__ = ["MAX_K", "_bool", "_entry_id", "_fail", "_keys", "_ks", "_list", "_metric", "_path", "_text", "_threshold"]
 
 MAX_K = 10_000
 
@@ -99,3 +100,11 @@ def _list(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise _fail(where, "must be a list")
     return value
+
+
+def _metric(value: Any, where: str) -> ScoreMetric:
+    """``metric``: pass@k or mean (issue 29)."""
+    try:
+        return check_metric(value)
+    except ValueError as error:
+        raise _fail(where, str(error)) from None

@@ -351,3 +351,29 @@ def test_ledger_and_arm_pages_link_their_jargon_to_the_glossary(site_page, examp
             # the first screen's decision links the glossary too
             first = visit.page.locator("section.decision a[href*='glossary.html']").count()
             assert first >= 1, path
+
+
+POINTS_INTERVAL = re.compile(r"[+−-]\d+\.\d points, 95% interval \[[+−-]\d+\.\d, [+−-]\d+\.\d\] points")
+
+
+def test_metric_mean_shows_the_mean_verdict_first_and_the_scorers_beside_it(browser, example_site):
+    """metric: mean (issue 29): the verdict box is the mean score's, in points; pass@1's numbers and the
+    other scorer follow in the statistics, labelled as not deciding."""
+    context = browser.new_context(viewport=VIEWPORTS["desktop"])
+    try:
+        visit = browsing.open_page(
+            context, example_site / "comparisons" / "inspect-partial-credit" / "index.html", example_site
+        )
+        page = visit.page
+        box = page.locator("#verdict").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= 900
+        verdict = page.locator("#verdict").inner_text()
+        assert verdict.startswith("Verdict: Candidate better"), verdict
+        assert "Difference in mean score of partial" in verdict and POINTS_INTERVAL.search(verdict), verdict
+        assert "metric mean" in verdict and " pp" not in verdict
+        scorers = page.locator("#stats-scorers-table").inner_text()
+        assert "not deciding" in scorers and "exact" in scorers and "decides" in scorers
+        assert page.locator("#stats-mean-table").is_visible()
+        assert not visit.problems()
+    finally:
+        context.close()

@@ -242,4 +242,5 @@ def comparison_view(result: ComparisonResult) -> ComparisonView:
             {side: reported_of(result.artifacts[side]) for side in SIDES},
             result.statistics.paired.difference.interval.confidence,
         ),
+        scores=result.scores,
     )

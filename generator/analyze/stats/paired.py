@@ -36,8 +36,10 @@ __all__ = [
     "SignFlipTest",
     "WinLossTie",
     "clustered_difference",
+    "clustered_difference_sums",
     "count_arrays",
     "design_effect",
+    "design_effect_sums",
     "mcnemar_test",
     "pair_outcomes",
     "sign_flip_test",
@@ -135,17 +137,30 @@ def design_effect(
 ) -> DesignEffect:
     """Design effect of clustering for the pooled difference (W - L) / N.
 
-    Each pair scores +1 (win), -1 (loss) or 0.  The naive SE treats the N pairs as
-    independent: sqrt(s^2 / N) with the sample variance s^2 (ddof = 1).  The
-    clustered SE is Miller (2024, App. A) with the finite-cluster factor used by
-    Inspect: SE^2 = C/(C-1) * (1/N^2) * sum_c (sum_{i in c} (s_i - s_bar))^2.
+    Each pair scores +1 (win), -1 (loss) or 0: :func:`design_effect_sums` with per-task sums
+    W - L and sums of squares W + L.
+    """
+    w = np.asarray(wins, dtype=float)
+    l = np.asarray(losses, dtype=float)
+    return design_effect_sums(sizes, w - l, w + l)
+
+
+def design_effect_sums(
+    sizes: Sequence[int] | np.ndarray, sums: Sequence[float] | np.ndarray, squares: Sequence[float] | np.ndarray
+) -> DesignEffect:
+    """Design effect of clustering for the pooled mean of per-pair differences s_i (real-valued).
+
+    Per task: its pairs, the sum of their differences and the sum of their squares.  The naive
+    SE treats the N pairs as independent: sqrt(s^2 / N) with the sample variance s^2 (ddof = 1).
+    The clustered SE is Miller (2024, App. A) with the finite-cluster factor used by Inspect:
+    SE^2 = C/(C-1) * (1/N^2) * sum_c (sum_{i in c} (s_i - s_bar))^2.
     DEFF = (SE_cluster / SE_iid)^2.  Undefined (``None``) when either SE is.
     """
     n_c = np.asarray(sizes, dtype=float)
-    w = np.asarray(wins, dtype=float)
-    l = np.asarray(losses, dtype=float)
+    e = np.asarray(sums, dtype=float)
+    sq = np.asarray(squares, dtype=float)
     keep = n_c > 0
-    n_c, w, l = n_c[keep], w[keep], l[keep]
+    n_c, e, sq = n_c[keep], e[keep], sq[keep]
     C = int(n_c.size)
     N = int(n_c.sum())
     method = (
@@ -154,11 +169,10 @@ def design_effect(
     )
     if N == 0:
         return DesignEffect(None, None, None, None, C, N, method)
-    e = w - l
     mean = float(e.sum() / N)
     se_iid = None
     if N >= 2:
-        var = (float((w + l).sum()) - N * mean * mean) / (N - 1)
+        var = (float(sq.sum()) - N * mean * mean) / (N - 1)
         se_iid = math.sqrt(max(var, 0.0) / N)
     se_cl = None
     if C >= 2:
@@ -175,7 +189,17 @@ def design_effect(
 
 def clustered_difference(counts: PairedCounts, confidence: float = 0.95) -> ClusteredDifference:
     r, w, l = count_arrays(counts)
-    d = (w - l) / r if r.size else np.zeros(0)
+    return clustered_difference_sums(r, w - l, w + l, confidence, "difference in pass@1 (candidate - baseline)")
+
+
+def clustered_difference_sums(
+    sizes: np.ndarray, sums: np.ndarray, squares: np.ndarray, confidence: float, what: str
+) -> ClusteredDifference:
+    """The task-clustered difference from per-task pairs, sums of differences and sums of their squares
+    (tasks with pairs only): the t interval over per-task mean differences, the pooled estimate with
+    its naive run-level interval and the design effect.  ``what`` names the difference."""
+    r = np.asarray(sizes)
+    d = sums / r if r.size else np.zeros(0)
     interval = t_interval(d, confidence, clip=(-1.0, 1.0))
     interval = Interval(
         interval.estimate,
@@ -186,7 +210,7 @@ def clustered_difference(counts: PairedCounts, confidence: float = 0.95) -> Clus
         + (f" (Student t, {d.size - 1} df)" if d.size >= 2 else ""),
         interval.note,
     )
-    deff = design_effect(r, w, l)
+    deff = design_effect_sums(r, sums, squares)
     z = float(stats.norm.ppf(0.5 + confidence / 2.0))
     naive_method = "naive run-level Wald interval (treats every matched pair as independent)"
     if deff.se_iid is None or deff.estimate is None:
@@ -210,7 +234,7 @@ def clustered_difference(counts: PairedCounts, confidence: float = 0.95) -> Clus
         design_effect=deff.design_effect,
         tasks=int(d.size),
         pairs=int(r.sum()),
-        method="difference in pass@1 (candidate - baseline), task-macro; " + deff.method,
+        method=what + ", task-macro; " + deff.method,
     )
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "gate_pairs_needed",
     "gate_pass_probability",
     "minimum_detectable_effect",
+    "minimum_detectable_score_effect",
     "noninferiority_pairs_needed",
     "pairs_needed_if_arms_agree",
     "rate_gate_feasibility",
@@ -64,13 +65,16 @@ def scores_of(counts: PairedCounts) -> PairedScores:
     return PairedScores(tasks, num, den, int(den.sum()), binary=True)
 
 
-def tasks_needed_for(analysis: PowerAnalysis, difference: float, reps: float | None = None) -> int | None:
+def tasks_needed_for(
+    analysis: PowerAnalysis, difference: float, reps: float | None = None, *, scores: PairedScores | None = None
+) -> int | None:
     """About how many tasks (at ``reps`` repetitions, default the observed) the rule needs to detect ``difference``.
 
-    :func:`generator.analyze.stats.rule.tasks_needed` on the pairs the analysis was made from; another
+    :func:`generator.analyze.stats.rule.tasks_needed` on the pairs the analysis was made from (or on
+    ``scores``, the per-task mean differences of real-valued scores, for ``metric: mean``); another
     number of repetitions rescales the per-task spread to omega^2 + sigma_w^2 / reps (method of moments).
     """
-    if analysis.counts is None or analysis.tasks < 2:
+    if (analysis.counts is None and scores is None) or analysis.tasks < 2:
         return None
     scale = 1.0
     if reps is not None and abs(reps - analysis.reps) > 1e-12:
@@ -79,9 +83,10 @@ def tasks_needed_for(analysis: PowerAnalysis, difference: float, reps: float | N
         if not now or then is None:
             return None
         scale = then / now
-    return rule_tasks_needed(
-        scores_of(analysis.counts), difference, alpha=analysis.alpha, power=analysis.power, variance_scale=scale
-    )
+    if scores is None:
+        assert analysis.counts is not None
+        scores = scores_of(analysis.counts)
+    return rule_tasks_needed(scores, difference, alpha=analysis.alpha, power=analysis.power, variance_scale=scale)
 
 
 def _variance_at(reps: float, omega2: float | None, sigma_w2: float | None) -> float | None:
@@ -103,11 +108,7 @@ def minimum_detectable_effect(counts: PairedCounts, *, alpha: float = 0.05, powe
     """
     r, w, l = count_arrays(counts)
     T = int(r.size)
-    method = (
-        f"the verdict's own rule (task-clustered t interval and sign-flip test, two-sided alpha = {alpha:g}) "
-        f"at {power:.0%} power: a deterministic bootstrap of the tasks shifted by the difference "
-        "(make calibrate measures the power reached)"
-    )
+    method = _power_method(alpha, power)
     if T == 0:
         return PowerAnalysis(0, 0.0, alpha, power, None, None, None, None, None, method)
     reps = float(r.mean())
@@ -123,6 +124,38 @@ def minimum_detectable_effect(counts: PairedCounts, *, alpha: float = 0.05, powe
     mde = minimum_detectable_difference(scores_of(counts), alpha=alpha, power=power)
     mde_inf = _z_total(alpha, power, 2) * math.sqrt(omega2 / T) if omega2 is not None else None
     return PowerAnalysis(T, reps, alpha, power, mde, mde_inf, s2, omega2, sigma_w2, method, counts)
+
+
+def _power_method(alpha: float, power: float) -> str:
+    return (
+        f"the verdict's own rule (task-clustered t interval and sign-flip test, two-sided alpha = {alpha:g}) "
+        f"at {power:.0%} power: a deterministic bootstrap of the tasks shifted by the difference "
+        "(make calibrate measures the power reached)"
+    )
+
+
+def minimum_detectable_score_effect(
+    scores: PairedScores, within: float | None, *, alpha: float = 0.05, power: float = 0.8
+) -> PowerAnalysis:
+    """:func:`minimum_detectable_effect` for real-valued scores (``metric: mean``).
+
+    ``scores``: the per-task mean differences (:func:`generator.analyze.stats.rule.paired_scores`);
+    ``within``: the mean over tasks with two or more pairs of the sample variance of their per-pair
+    differences (sigma_w^2), or None.  The MDE is the rule's own
+    (:func:`generator.analyze.stats.rule.minimum_detectable_difference`), whose pass / fail floor
+    applies only when every score is 0 or 1.
+    """
+    T = len(scores.tasks)
+    method = _power_method(alpha, power) + ("" if scores.binary else "; scores real-valued, no pass/fail floor")
+    if T == 0:
+        return PowerAnalysis(0, 0.0, alpha, power, None, None, None, None, None, method)
+    reps = scores.pairs / T
+    d = scores.differences
+    s2 = float(d.var(ddof=1)) if T >= 2 else None
+    omega2 = max(0.0, s2 - within / reps) if (s2 is not None and within is not None) else None
+    mde = minimum_detectable_difference(scores, alpha=alpha, power=power)
+    mde_inf = _z_total(alpha, power, 2) * math.sqrt(omega2 / T) if omega2 is not None else None
+    return PowerAnalysis(T, reps, alpha, power, mde, mde_inf, s2, omega2, within, method)
 
 
 def noninferiority_pairs_needed(

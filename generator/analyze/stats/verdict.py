@@ -18,6 +18,7 @@ from generator.analyze.stats.power import (
     gate_pass_probability,
     tasks_needed_for,
 )
+from generator.analyze.stats.rule import PairedScores
 from generator.model.stats import (
     BETTER,
     NO_VERDICT,
@@ -56,6 +57,8 @@ def experiment_verdict(
     *,
     alpha: float = 0.05,
     difference_of_interest: float | None = None,
+    scores: PairedScores | None = None,
+    unit: str = "percentage points",
 ) -> Verdict:
     """Decide from the task-clustered interval *and* the exact sign-flip test.
 
@@ -65,7 +68,9 @@ def experiment_verdict(
     exact test.  Otherwise: not distinguishable, with N = tasks needed (same
     repetitions, ``power.power``) to detect X = ``difference_of_interest``, or else
     the observed |difference| (or the current MDE when the observed difference is
-    below half a percentage point).
+    below half a percentage point).  ``scores`` (``metric: mean``): the per-task mean differences of
+    real-valued scores the "would need" search runs on, and ``unit`` the words of an effect x 100
+    ("points" of mean score).
     """
     iv = difference.interval
     p = sign_flip.p_value
@@ -100,11 +105,11 @@ def experiment_verdict(
         else:
             x = power.mde
         if x is not None and x > 0:
-            n_needed = tasks_needed_for(power, x)
+            n_needed = tasks_needed_for(power, x, scores=scores)
         if n_needed is not None and x is not None:
             sentence = (
                 f"not distinguishable at this sample size (would need about {n_needed:,} tasks "
-                f"to detect a difference of {100 * x:.1f} percentage points)"
+                f"to detect a difference of {100 * x:.1f} {unit})"
             )
         else:
             sentence = "not distinguishable at this sample size"

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary, MetricEstimate
+from generator.model.scores import ScoreSection, deciding_verdict
+from generator.model.stats import BETTER, WORSE, ExperimentComparison, Interval, MacroSummary
 from generator.model.stats import Verdict as StatisticsVerdict
 from generator.pages import format as fmt
-from generator.pages.glossary import term_href
+from generator.pages.comparison.scores import effect_text, score_tables, score_verdict
+from generator.pages.comparison.stat_tables import facts_table, metric_row, metric_table, p_text
 from generator.pages.models import (
-    Cell,
-    Column,
     ForestChart,
     ForestRow,
     Notice,
     RefLine,
-    Row,
     StatisticsSection,
     Table,
     Verdict,
@@ -47,11 +46,12 @@ _METHOD = (
 _PAGE = "comparisons/_/index.html"  # every comparison page sits at this depth: glossary links are relative to it
 
 
-def decided_verdict(statistics: ExperimentComparison | None) -> StatisticsVerdict | None:
-    """The verdict of a comparison, or None when there is none to show (no matched pairs)."""
-    if statistics is None or not statistics.pairs:
-        return None
-    return statistics.verdict
+def decided_verdict(
+    statistics: ExperimentComparison | None, scores: ScoreSection | None = None
+) -> StatisticsVerdict | None:
+    """The verdict that decides a comparison (the mean score's under ``metric: mean``, else pass@1's),
+    or None when there is none to show (no matched pairs)."""
+    return deciding_verdict(statistics, scores)
 
 
 def verdict_sentence(verdict: StatisticsVerdict) -> str:
@@ -63,12 +63,6 @@ pp = fmt.pp  # one place for the format: pages/format.py
 pp_interval = fmt.pp_interval
 
 
-def _p(value: float | None) -> str:
-    """ "p = 0.042", or "p < 0.001" below that."""
-    shown = fmt.p_value_report(value)
-    return f"p {shown}" if shown.startswith("<") else f"p = {shown}"
-
-
 def _iv_pp(iv: Interval | None) -> str:
     if iv is None or iv.lower is None or iv.upper is None:
         note = iv.note if iv is not None else None
@@ -76,23 +70,13 @@ def _iv_pp(iv: Interval | None) -> str:
     return pp_interval(iv.lower, iv.upper)
 
 
-def effect_text(verdict: StatisticsVerdict) -> str:
-    """The effect size of a verdict: the pass@1 difference in pp with its interval."""
-    text = pp(verdict.difference)
-    if verdict.lower is not None and verdict.upper is not None:
-        text += f", {verdict.confidence:.0%} interval {pp_interval(verdict.lower, verdict.upper)}"
-    return text
+def comparison_statistics(
+    statistics: ExperimentComparison | None, scores: ScoreSection | None = None
+) -> StatisticsSection:
+    """Verdict, intervals and paired tests for one comparison; a notice only when there are no pairs.
 
-
-def _interval_text(iv: Interval | None, digits: int = 3) -> str:
-    if iv is None or iv.lower is None:
-        note = iv.note if iv is not None else None
-        return f"N/A ({note})" if note else fmt.NA
-    return fmt.interval(iv.lower, iv.upper, digits)
-
-
-def comparison_statistics(statistics: ExperimentComparison | None) -> StatisticsSection:
-    """Verdict, intervals and paired tests for one comparison; a notice only when there are no pairs."""
+    ``scores`` (issue 29): under ``metric: mean`` the mean score's verdict box and tables come first
+    (pass@1's tables follow, not deciding); a log's other scorers add their table."""
     verdict = decided_verdict(statistics)
     if statistics is None or verdict is None:
         return StatisticsSection(
@@ -108,12 +92,13 @@ def comparison_statistics(statistics: ExperimentComparison | None) -> Statistics
         notices.append(Notice("warning", f"Intervals over tasks: {few}."))
     tests = _paired_table(result)
     charts = _paired_chart(result)
-    return StatisticsSection(
-        verdict=Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision),
-        notices=tuple(notices),
-        tables=(intervals, tests),
-        charts=charts,
-    )
+    box = Verdict(sentence, _VERDICT_KIND.get(verdict.outcome, "undecided"), _METHOD, decision)
+    tables: tuple[Table, ...] = (intervals, tests)
+    if scores is not None:  # metric mean decides, and a log's other scorers (issue 29): a block of its own
+        box = score_verdict(scores) or box
+        notices += [Notice("warning", w) for w in scores.comparison.warnings] if scores.comparison else []
+        tables = (*score_tables(scores), *tables)
+    return StatisticsSection(verdict=box, notices=tuple(notices), tables=tables, charts=charts)
 
 
 def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) -> tuple[tuple[str, str, str], ...]:
@@ -130,7 +115,7 @@ def _decision_facts(verdict: StatisticsVerdict, result: ExperimentComparison) ->
             f"{paired.tasks.wins:,} / {paired.tasks.losses:,} / {paired.tasks.ties:,}",
             "wins-losses-ties",
         ),
-        ("Sign-flip test over tasks", _p(paired.sign_flip.p_value), "sign-flip-test"),
+        ("Sign-flip test over tasks", p_text(paired.sign_flip.p_value), "sign-flip-test"),
     ) + (
         (("Minimum detectable difference", f"{power.mde * 100:.1f} pp at {power.power:.0%} power", "mde"),)
         if power.mde is not None
@@ -161,55 +146,14 @@ def intervals_table(table_id: str, first: str, groups: Sequence[tuple[str, Seque
     """Task-macro metrics with 95% intervals over tasks, one row per metric and k of each group (a
     comparison's side, a report's system); *first* names the groups' column."""
     rows = [
-        _metric_row(name, metric) for name, summaries in groups for summary in summaries for metric in summary.metrics
+        metric_row(name, metric) for name, summaries in groups for summary in summaries for metric in summary.metrics
     ]
-    return Table(
-        id=table_id,
-        caption=(
-            "Task-macro metrics with 95% intervals over tasks "
-            "(t interval clipped to [0, 1]; betting interval valid at any task count)"
-        ),
-        columns=(
-            Column(first),
-            Column("Metric"),
-            Column("k", True),
-            Column("Estimate", True),
-            Column("t interval"),
-            Column("Betting interval"),
-            Column("Eligible tasks", True),
-            Column("Note"),
-        ),
-        rows=tuple(rows),
-    )
-
-
-def _metric_row(side: str, metric: MetricEstimate) -> Row:
-    """One side's task-macro metric with its t and betting intervals."""
-    return Row(
-        (
-            Cell(side),
-            Cell(metric.label),
-            fmt.num_cell(metric.k),
-            fmt.num_cell(
-                metric.estimate,
-                fmt.fixed(metric.estimate, 3) if metric.estimate is not None else "undefined",
-            ),
-            Cell(_interval_text(metric.interval), fmt.sort_key(metric.interval.lower)),
-            Cell(_interval_text(metric.betting), fmt.sort_key(metric.betting.lower)),
-            Cell(
-                f"{metric.eligible_tasks}/{metric.total_tasks}",
-                fmt.sort_key(metric.eligible_tasks),
-                None,
-                "num",
-            ),
-            Cell(
-                "approximate: few tasks" if metric.few_tasks else "",
-                None,
-                None,
-                "warn" if metric.few_tasks else "",
-                metric.warning,
-            ),
-        )
+    return metric_table(
+        table_id,
+        "Task-macro metrics with 95% intervals over tasks "
+        "(t interval clipped to [0, 1]; betting interval valid at any task count)",
+        rows,
+        first,
     )
 
 
@@ -245,13 +189,13 @@ def _paired_table(result: ExperimentComparison) -> Table:
         ),
         (
             "Sign-flip test over tasks",
-            _p(paired.sign_flip.p_value),
+            p_text(paired.sign_flip.p_value),
             paired.sign_flip.method,
             "sign-flip-test",
         ),
         (
             "McNemar exact / mid-p (run pairs)",
-            f"{_p(paired.mcnemar.p_value)} / mid-{_p(paired.mcnemar.p_mid)}",
+            f"{p_text(paired.mcnemar.p_value)} / mid-{p_text(paired.mcnemar.p_mid)}",
             paired.mcnemar.method,
             "mcnemar",
         ),
@@ -265,16 +209,7 @@ def _paired_table(result: ExperimentComparison) -> Table:
             "mde",
         ),
     ]
-    return Table(
-        id="stats-paired-table",
-        caption="Paired statistics over strictly matched pairs",
-        columns=(Column("Statistic"), Column("Value"), Column("Method")),
-        rows=tuple(
-            Row((Cell(label, None, term_href(_PAGE, term)), Cell(value, None, None, "num"), Cell(str(method))))
-            for label, value, method, term in facts
-        ),
-        sortable=False,
-    )
+    return facts_table("stats-paired-table", "Paired statistics over strictly matched pairs", facts)
 
 
 def _paired_chart(result: ExperimentComparison) -> tuple[ForestChart, ...]:

@@ -38,6 +38,7 @@ from generator.model.common import Side, is_number
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
 from generator.model.runs import Experiment, MatrixLoad, RunRecord, SkippedReport
+from generator.model.scores import SCORE_KEY
 from generator.read.importing import (
     error_quality,
     excluded_quality,
@@ -139,6 +140,12 @@ def _agent_label(result: Mapping[str, Any]) -> tuple[str, str]:
     model = info.get("model_info")
     model_name = model.get("name") if isinstance(model, dict) else None
     return name, f"{name}/{model_name}" if model_name else name
+
+
+def _score(result: Mapping[str, Any]) -> dict[str, float]:
+    """The trial's reward as its score (metric: mean), when it has a valid one."""
+    reward = _reward(result)
+    return {} if isinstance(reward, str) else {SCORE_KEY: reward[1]}
 
 
 def _judge(result: Mapping[str, Any], options: ImportOptions) -> tuple[bool, list[str], Any]:
@@ -256,6 +263,7 @@ def load_harbor(side: Side, path: Path, treatment: str, options: ImportOptions) 
                 "reported_telemetry": _with_counts(_telemetry(result), _trajectory_counts(root, name)),
                 "agent_stdout": stdout,
                 "agent": _agent_label(result)[1],
+                **_score(result),
             }
             records.append(
                 imported_record(

@@ -45,6 +45,7 @@ from generator.model.formats import ImportOptions
 from generator.model.logs import LogStatus, SideLogs
 from generator.model.redaction import safe_cut
 from generator.model.runs import MAX_NAME_BYTES, ExpectedMatrix, Experiment, MatrixLoad, RunRecord, SkippedReport
+from generator.model.scores import SCORE_KEY, SCORERS_KEY
 from generator.read.importing import (
     canonical_hash,
     error_quality,
@@ -177,6 +178,10 @@ def _score_number(value: Any) -> float | None:
     return None
 
 
+def _value_of(score: Any) -> Any:
+    return score.get("value") if isinstance(score, dict) else None
+
+
 def _telemetry(sample: Mapping[str, Any]) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     usage = sample.get("model_usage")
@@ -258,7 +263,7 @@ class _Reader:
         score = scores.get(scorer) if scorer is not None else None
         value = score.get("value") if isinstance(score, dict) else None
         error, limit = sample.get("error"), sample.get("limit")
-        passed, failed = False, []
+        passed, failed, number = False, [], None
         if error:
             message = error.get("message") if isinstance(error, dict) else error
             quality = error_quality(
@@ -283,12 +288,16 @@ class _Reader:
                 passed = value == "C" or (value not in ("I", "N") and number >= self.options.pass_threshold)
                 if not passed:
                     failed = [f"{scorer}={value!r}"] + ([f"{_limit_kind(limit)} limit"] if limit else [])
-        details = {
+        details: dict[str, Any] = {
             "score": {"scorer": scorer, "value": value},
             "limit": limit if limit else None,
             "reported_telemetry": _telemetry(sample),
             "log": {"task": self.spec.get("task"), "model": self.spec.get("model")},
         }
+        if number is not None:  # the deciding score as Inspect's value_to_float reads it (metric: mean)
+            details[SCORE_KEY] = number
+        if len(scores) > 1:  # every scorer's number, shown beside the deciding one
+            details[SCORERS_KEY] = {str(name): _score_number(_value_of(item)) for name, item in scores.items()}
         manifest = imported_manifest(task, "inspect", case_hash(sample), "inspect-sample")
         return imported_record(
             self.side,

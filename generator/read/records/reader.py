@@ -40,6 +40,7 @@ from generator.model.common import Side
 from generator.model.errors import EvalsiteError
 from generator.model.formats import ImportOptions
 from generator.model.runs import Experiment, MatrixLoad, Quality, RunRecord, SkippedReport
+from generator.model.scores import SCORE_KEY
 from generator.read.importing import (
     canonical_hash,
     error_quality,
@@ -254,6 +255,8 @@ def _row(record: dict[str, Any], file: str, fields: Fields, options: ImportOptio
         "reported_telemetry": _telemetry(record, fields),
         "agent_stdout": _transcript(record, fields),
     }
+    if score is not None and quality.include_in_analysis:  # the run's score (metric: mean)
+        details[SCORE_KEY] = score
     index = to_number(record.get("testIdx")) if fields.preset == "promptfoo" else None
     order = index if index is not None else 0.0
     return _Row(file, task, rep, order, passed, failed, quality, _case_hash(record, fields), details)

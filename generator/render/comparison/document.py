@@ -68,6 +68,8 @@ def comparison_document(view: ComparisonView, *, runs: bool = True, streamed: bo
         "price": view.price.to_json(),
         "limitations": view.limitations.to_json(),
         "statistics": as_json(view.statistics),
+        # metric mean or several scorers only (issue 29): a pass@k comparison of one scorer keeps its bytes
+        **({"scores": view.scores.to_json()} if view.scores is not None else {}),
         **({} if streamed else {"manifest_audit": list(audit_entries(view))}),
         "manifest_audit_summary": {part: dict(counts) for part, counts in view.audit_summary.items()},
         "task_outcomes": [outcome.to_json() for outcome in view.task_outcomes],

@@ -32,6 +32,7 @@ from generator.pages import format as fmt
 from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
 from generator.pages.names import visible
 from generator.render.comparison import wording
+from generator.render.comparison.scores import pass_verdict_heading, score_lines
 
 __all__ = ["cell", "code", "comparison_markdown", "metric", "row", "table", "untrusted"]
 
@@ -130,6 +131,7 @@ def comparison_markdown(result: ComparisonResult, document: Doc) -> str:
             ],
         ),
         "",
+        *score_lines(doc),
         *_verdict_section(doc),
         *_matrix_section(doc),
         *_metrics_section(doc, ks),
@@ -171,7 +173,7 @@ def _verdict_section(doc: Doc) -> list[str]:
     mcnemar, flip, runs = paired["mcnemar"], paired["sign_flip"], paired["runs"]
     sentence = verdict["sentence"]
     lines = [
-        "## Verdict",
+        pass_verdict_heading(doc),
         "",
         f"**{sentence[:1].upper()}{sentence[1:]}.**",
         "",
