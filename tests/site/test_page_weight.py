@@ -125,8 +125,13 @@ def test_long_leaderboard_system_and_pair_tables_are_collapsed(tmp_path: Path):
     pair = pages.jobs[-1].bundle().page
     assert pair.tasks_table.collapsed == f"All {len(tasks)} tasks where the two differ"
     # the board opens with its ranking; its notices and related pages come after it, then the facts
-    html = render_page(pages.board.page)
-    assert html.index('id="ranking-s"') < html.index('class="facts"')
+    board = pages.board.page
+    error, note = Notice("error", "A run that did not finish."), Notice("info", "A note on the family.")
+    html = render_page(replace(board, meta=replace(board.meta, notices=(error, note))))
+    # a run that did not finish first, then the ranking, the other notes, the facts
+    assert html.index("A run that did not finish.") < html.index('id="ranking-s"') < html.index('id="page-notes"')
+    assert html.index('id="page-notes"') < html.index("A note on the family.") < html.index('class="facts"')
+    assert html.count("A run that did not finish.") == 1
 
 
 def test_short_tables_are_not_collapsed():
