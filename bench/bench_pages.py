@@ -12,11 +12,16 @@ from ``file://`` and prints, measured in one run with the page kinds interleaved
   (target <= 3x); and the same for the time until every chart of the page is drawn;
 * for each comparison page: its height at 1280 px and 375 px as first shown, and its weight (HTML
   bytes plus the scripts it loads);
-* the widest table relative to its box at 1280 px.
+* the widest table relative to its box at 1280 px;
+* every page budget for every page kind (``page_budgets.py``: HTML weight, height at 1280 and 375 px,
+  tables that fit or scroll with a sticky first column, the first screen), on the real-data site with
+  a Terminal-Bench leaderboard of its nine systems, a SWE-Bench Pro leaderboard of its four (system
+  pages at 730 tasks) and a build history (so trend pages exist); the exit status is 1 when a kind
+  is over a budget.  ``--product-root DIR`` builds with another checkout (the before figures).
 
 Nothing from ``realdata`` is written anywhere but the temporary build folder.  Usage:
 
-    python bench/bench_pages.py [--rounds 5] [--example] [--keep DIR]
+    python bench/bench_pages.py [--rounds 5] [--example] [--keep DIR] [--budgets-only] [--product-root DIR]
 """
 
 from __future__ import annotations
@@ -35,8 +40,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchlib import remove  # noqa: E402
+from page_budgets import measure, report  # noqa: E402
 
-REALDATA = ROOT.parent / "shared" / "realdata"
+# ``EVALSITE_REALDATA`` names it from a checkout elsewhere (a git worktree)
+REALDATA = Path(os.environ.get("EVALSITE_REALDATA", ROOT.parent / "shared" / "realdata"))
 CHROMIUM = Path(os.environ.get("EVALSITE_CHROMIUM", "/usr/bin/chromium"))
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -61,10 +68,16 @@ def _realdata_config(folder: Path) -> Path:
     def side(root: Path, name: str) -> str:
         return f"{{experiment: {root / name}, treatment: {name}}}"
 
+    def systems(root: Path) -> list[str]:
+        names = sorted(p.name for p in root.iterdir() if p.is_dir())
+        return [f"      - {{label: {n}, experiment: {root / n}, treatment: {n}}}" for n in names]
+
     text = "\n".join(
         [
             "title: Real data (local benchmark only)",
             "output: site",
+            # a history in the temporary folder: the build appends its entries, so trend pages exist
+            f"history: {folder / 'history.jsonl'}",
             "comparisons:",
             "  - id: swe-pro",
             "    title: SWE-Bench Pro, Claude 4.5 Sonnet vs GPT-5",
@@ -81,6 +94,17 @@ def _realdata_config(folder: Path) -> Path:
             f"    candidate: {side(tb, 'chaterm_sonnet4')}",
             f"    baseline: {side(tb, 'orchestrator_qwen3coder')}",
             "    ks: [1, 5]",
+            "leaderboards:",
+            "  - id: tb-board",
+            "    title: Terminal-Bench 1.0, nine systems",
+            "    ks: [1, 5]",
+            "    systems:",
+            *systems(tb),
+            # system pages at 730 tasks
+            "  - id: swe-board",
+            "    title: SWE-Bench Pro, four systems",
+            "    systems:",
+            *systems(swe),
             "",
         ]
     )
@@ -89,20 +113,20 @@ def _realdata_config(folder: Path) -> Path:
     return path
 
 
-def build(folder: Path, example: bool) -> Path:
+def build(folder: Path, example: bool, product: Path = ROOT) -> Path:
     if example or not REALDATA.is_dir():
-        config = ROOT / "site-config.yaml"
+        config = product / "site-config.yaml"
         out = folder / "site"
     else:
         config = _realdata_config(folder)
         out = folder / "site"
-    env = {**os.environ, "CI": "true", "SOURCE_DATE_EPOCH": "1700000000"}
+    env = {**os.environ, "CI": "true", "SOURCE_DATE_EPOCH": "1700000000", "PYTHONPATH": str(product)}
     command = [sys.executable, "-m", "generator", "build", "--config", str(config), "--out", str(out)]
     if example or not REALDATA.is_dir():  # a copy of the committed example history, never the file itself
         history = folder / "history.jsonl"
-        shutil.copyfile(ROOT / "examples" / "history" / "history.jsonl", history)
+        shutil.copyfile(product / "examples" / "history" / "history.jsonl", history)
         command += ["--history", str(history)]
-    subprocess.run(command, check=True, cwd=ROOT, env=env, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, cwd=product, env=env, stdout=subprocess.DEVNULL)
     return out
 
 
@@ -123,6 +147,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--example", action="store_true", help="measure the bundled example site instead")
     parser.add_argument("--keep", type=Path, help="build into this folder and keep it")
+    parser.add_argument("--budgets-only", action="store_true", help="only the page budgets, no load timings")
+    parser.add_argument(
+        "--product-root", type=Path, default=ROOT, help="build with the evalsite of this checkout (a before figure)"
+    )
     args = parser.parse_args()
     try:
         from playwright.sync_api import sync_playwright
@@ -136,7 +164,7 @@ def main() -> int:
     folder.mkdir(parents=True, exist_ok=True)
     try:
         started = time.perf_counter()
-        site = build(folder, args.example)
+        site = build(folder, args.example, args.product_root.resolve())
         source = "the example" if args.example or not REALDATA.is_dir() else "realdata"
         print(f"site built in {time.perf_counter() - started:.1f}s from {source}")
         comparisons = sorted(site.glob("comparisons/*/index.html"))
@@ -146,6 +174,10 @@ def main() -> int:
         plain_times: list[float] = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+            over = report(measure(browser, site))
+            if args.budgets_only:
+                browser.close()
+                return 1 if over else 0
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             for _ in range(args.rounds):
                 for target, bucket in [(plain, plain_times)] + [(c, chart_times) for c in comparisons]:

@@ -18,12 +18,14 @@ from generator.model.common import cap_text, is_number, short_hash
 from generator.pages.models import Cell
 
 __all__ = [
+    "COLLAPSE_ROWS",
     "FIELD_CAP",
     "NA",
     "bool_cell",
     "by_kind",
     "capped",
     "change",
+    "collapsed",
     "count",
     "fixed",
     "hash12",
@@ -43,6 +45,14 @@ __all__ = [
     "text",
     "text_cell",
 ]
+
+COLLAPSE_ROWS = 25  # a table with more rows than this is shown collapsed (<details>), one click away
+
+
+def collapsed(rows: int, summary: str) -> str | None:
+    """The summary line a table of *rows* rows is collapsed under, or None when it is short enough to show."""
+    return summary if rows > COLLAPSE_ROWS else None
+
 
 NA = "N/A"
 FIELD_CAP = 500  # characters of one displayed field

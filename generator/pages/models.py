@@ -158,6 +158,7 @@ class Table:
 class Notice:
     kind: str  # info | warning | error
     text: str
+    short: str = ""  # the notice in a few words: its one line under a verdict (the text is one click away)
 
 
 # --------------------------------------------------------------------------- statistics slot
@@ -285,7 +286,8 @@ class ComparisonPage:
     metrics_table: Table
     metrics_chart: LineChart | None  # None: no pass@k / pass^k value is defined
     duration_table: Table
-    duration_missing: tuple[tuple[str, tuple[Link, ...]], ...]  # (treatment, runs without duration)
+    # (treatment, runs without a raw duration, their links: none when no run has one)
+    duration_missing: tuple[tuple[str, int, tuple[Link, ...]], ...]
     efficiency_tables: tuple[Table, ...]
     efficiency_notice: Notice
     manifest_table: Table

@@ -21,9 +21,8 @@ from generator.pages.models import Cell, Column, Row, Table
 from generator.pages.names import phrase
 from generator.pages.urls import name_slug
 
-__all__ = ["COLLAPSE_ROWS", "DecisionSections", "anchored", "row_anchor"]
+__all__ = ["DecisionSections", "anchored", "row_anchor"]
 
-COLLAPSE_ROWS = 25  # a table with more rows than this is shown collapsed, one click away
 
 OUTCOME_VIEWS = (
     ("All", ""),
@@ -113,7 +112,7 @@ class DecisionSections(ComparisonContext):
             rows=tuple(rows),
             filterable=True,
             views=OUTCOME_VIEWS,
-            collapsed=summary if len(rows) > COLLAPSE_ROWS else None,
+            collapsed=fmt.collapsed(len(rows), summary),
         )
 
     def failure_table(self) -> Table:
@@ -208,7 +207,7 @@ class DecisionSections(ComparisonContext):
             empty=table.empty,
             sortable=table.sortable,
             filterable=table.filterable,
-            collapsed=f"All {len(rows):,} alignment issues" if len(rows) > COLLAPSE_ROWS else None,
+            collapsed=fmt.collapsed(len(rows), f"All {len(rows):,} alignment issues"),
         )
 
 
@@ -229,7 +228,7 @@ def anchored(table: Table, kind: str, noun: str) -> Table:
         sortable=table.sortable,
         filterable=table.filterable,
         views=table.views,
-        collapsed=summary if len(rows) > COLLAPSE_ROWS else None,
+        collapsed=fmt.collapsed(len(rows), summary),
     )
 
 

@@ -101,6 +101,7 @@ class TaskPages(ComparisonContext):
                 f"The task files were not available: {count:,} run record(s) had their case manifest rebuilt"
                 " without a tasks folder, so every task path hashed as missing. Their task, instruction,"
                 " environment and data hashes prove nothing, and the audit marks them not hashed.",
+                f"task files not available, so {count:,} run record(s) have case hashes that prove nothing",
             ),
         )
 
@@ -296,6 +297,7 @@ class TaskPages(ComparisonContext):
         Its number cells are :class:`NumberRow` strings, not a Cell per value (most of a task page's cells).
         """
         rows: list[Row | NumberRow] = []
+        dropped = 0  # rows whose every value is N/A (an empty sort key): counted, not shown
         for run in self._runs(task):
             reported = run.reported
             lead = (_rep_cell(run.rep), _side_cell(run.side))
@@ -303,20 +305,30 @@ class TaskPages(ComparisonContext):
             texts, sorts = _telemetry_numbers(telemetry, TELEMETRY_FIELDS)
             texts += _NOT_DERIVED_TEXTS  # raw stdout re-derives none of these
             sorts += _NOT_DERIVED_SORTS
-            rows.append(
-                NumberRow((*lead, _RAW_STDOUT), tuple(texts), tuple(sorts), "" if telemetry is not None else "muted")
-            )
+            if any(sorts):
+                rows.append(
+                    NumberRow(
+                        (*lead, _RAW_STDOUT), tuple(texts), tuple(sorts), "" if telemetry is not None else "muted"
+                    )
+                )
+            else:
+                dropped += 1
             if reported is not None:
                 texts, sorts = _telemetry_numbers(reported, _TELEMETRY_COLUMNS)
-                rows.append(NumberRow((*lead, _REPORTED), tuple(texts), tuple(sorts), "reported"))
+                if any(sorts):
+                    rows.append(NumberRow((*lead, _REPORTED), tuple(texts), tuple(sorts), "reported"))
+                else:
+                    dropped += 1
+        without = f"{dropped:,} row{'s' if dropped != 1 else ''} with no value (every column N/A)"
         return Table(
             id="telemetry-table",
             caption="Telemetry: re-derived from raw stdout (paired runs only; N/A otherwise), and, in rows"
-            " of their own, the numbers the harness reported (never re-derived)",
+            " of their own, the numbers the harness reported (never re-derived)"
+            + (f"; {without} not shown" if dropped and rows else ""),
             columns=(Column("Rep", True), Column("Side"), Column("Source"))
             + tuple(Column(label, True, key) for key, label, _kind in _TELEMETRY_COLUMNS),
             rows=tuple(rows),
-            empty="No runs.",
+            empty=f"No telemetry: {without}." if dropped else "No runs.",
         )
 
     def _instruction_note(self, task: str, instruction: str | None) -> str | None:

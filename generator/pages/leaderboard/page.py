@@ -317,6 +317,7 @@ class _Builder:
                 for t in sorted(s.outcomes)
             ),
             filterable=len(s.outcomes) > 10,
+            collapsed=fmt.collapsed(len(s.outcomes), f"All {len(s.outcomes):,} tasks"),
         )
         runs, constant = self.runs_table(s)
         skipped = Table(
@@ -410,6 +411,7 @@ class _Builder:
             tuple(column for column, _cell in columns),
             tuple(Row(tuple(cell(run) for _c, cell in columns), "" if run.aligned else "muted") for run in s.runs),
             filterable=len(s.runs) > 10,
+            collapsed=fmt.collapsed(len(s.runs), f"All {len(s.runs):,} runs"),
         )
         return table, tuple(constant)
 
@@ -449,6 +451,7 @@ class _Builder:
             ),
             rows,
             filterable=len(rows) > 10,
+            collapsed=fmt.collapsed(len(rows), f"All {len(rows):,} tasks where the two differ"),
         )
         issues = Table(
             "pair-issues",

@@ -15,7 +15,6 @@ from generator.model.report import ReportResult
 from generator.model.stats import MacroSummary, MetricEstimate
 from generator.pages import format as fmt
 from generator.pages.comparison.context import MATRIX_STATUS
-from generator.pages.comparison.decision import COLLAPSE_ROWS
 from generator.pages.comparison.statistics import intervals_table
 from generator.pages.glossary import GLOSSARY_URL, reason_term, term_href
 from generator.pages.models import (
@@ -209,7 +208,7 @@ class _Report:
             ),
             rows=rows,
             filterable=len(rows) > 10,
-            collapsed=f"All {len(rows):,} tasks" if len(rows) > COLLAPSE_ROWS else None,
+            collapsed=fmt.collapsed(len(rows), f"All {len(rows):,} tasks"),
         )
 
     def runs_table(self) -> Table:
@@ -243,7 +242,7 @@ class _Report:
             ),
             rows=rows,
             filterable=len(rows) > 10,
-            collapsed=f"All {len(rows):,} runs" if len(rows) > COLLAPSE_ROWS else None,
+            collapsed=fmt.collapsed(len(rows), f"All {len(rows):,} runs"),
         )
 
     def issues_table(self) -> Table:
@@ -266,7 +265,7 @@ class _Report:
             columns=(Column("Task"), Column("Rep", True), Column("Reason"), Column("Detail")),
             rows=rows,
             filterable=len(rows) > 10,
-            collapsed=f"{len(rows):,} issues ({summary})" if len(rows) > COLLAPSE_ROWS else None,
+            collapsed=fmt.collapsed(len(rows), f"{len(rows):,} issues ({summary})"),
         )
 
     def skipped_table(self) -> Table:
