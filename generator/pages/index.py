@@ -131,14 +131,7 @@ def entry_error_page(
     details: Sequence[str] = (),
 ) -> PageBundle:
     url = _ENTRY_URLS[kind](entry_id)
-    meta = PageMeta(
-        url=url,
-        title=title,
-        site=site,
-        crumbs=(Link("Home", rel(url, index_url())),),
-        inputs=tuple(inputs),
-        downloads=(Link("data.json", "data.json"),),
-    )
+    meta = PageMeta.of_entry(url, title, site, inputs)
     data = {
         "schema": "evalsite.site.error.v1",
         "kind": kind,

@@ -11,7 +11,7 @@ names the Jinja template that renders it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -29,6 +29,7 @@ from generator.pages.charts import (
     ScatterPoint,
     Series,
 )
+from generator.pages.urls import index_url, rel
 
 __all__ = [
     "ArmPage",
@@ -231,6 +232,18 @@ class PageMeta:
     @property
     def root(self) -> str:
         return "../" * self.url.count("/")
+
+    @classmethod
+    def of_entry(cls, url: str, title: str, site: SiteInfo, inputs: Sequence[InputDigest] = ()) -> PageMeta:
+        """The meta of an entry's own page (a report, an error page): Home above it, its data.json."""
+        return cls(
+            url=url,
+            title=title,
+            site=site,
+            crumbs=(Link("Home", rel(url, index_url())),),
+            inputs=tuple(inputs),
+            downloads=(Link("data.json", "data.json"),),
+        )
 
 
 # --------------------------------------------------------------------------- page kinds

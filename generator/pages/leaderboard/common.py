@@ -13,14 +13,13 @@ from generator.pages.models import (
     EntryErrorPage,
     Headline,
     InputDigest,
-    Link,
     PageBundle,
     PageMeta,
     Row,
     SiteInfo,
     Table,
 )
-from generator.pages.urls import index_url, name_slug, rel
+from generator.pages.urls import name_slug
 
 __all__ = ["board_headline", "leaderboard_error", "leaderboard_url", "pair_url", "system_url"]
 
@@ -64,14 +63,7 @@ def leaderboard_error(
 ) -> tuple[Headline, PageBundle]:
     """A leaderboard whose data could not be ranked: an error page at its URL and a marked headline."""
     url = leaderboard_url(board_id)
-    meta = PageMeta(
-        url=url,
-        title=title,
-        site=site,
-        crumbs=(Link("Home", rel(url, index_url())),),
-        inputs=tuple(inputs),
-        downloads=(Link("data.json", "data.json"),),
-    )
+    meta = PageMeta.of_entry(url, title, site, inputs)
     data = {"schema": "evalsite.site.error.v1", "kind": "leaderboard", "id": board_id, "error": message, "details": []}
     page = EntryErrorPage(meta, "leaderboard", board_id, message, ())
     return Headline("leaderboard", board_id, title, url, False, message, (), None), PageBundle(page, data)

@@ -23,7 +23,6 @@ from generator.pages.models import (
     Headline,
     InputDigest,
     LineChart,
-    Link,
     Notice,
     PageBundle,
     PageMeta,
@@ -33,7 +32,7 @@ from generator.pages.models import (
     SiteInfo,
     Table,
 )
-from generator.pages.urls import index_url, name_slug, rel, report_url
+from generator.pages.urls import name_slug, rel, report_url
 
 __all__ = ["build_report_page", "report_headline"]
 
@@ -352,14 +351,7 @@ def build_report_page(
     """The report page, written with its ``data.json`` (the ``evalsite.report.v1`` document)."""
     report = _Report(report_id, result)
     url = report.url
-    meta = PageMeta(
-        url=url,
-        title=title,
-        site=site,
-        crumbs=(Link("Home", rel(url, index_url())),),
-        inputs=tuple(inputs),
-        downloads=(Link("data.json", "data.json"),),
-    )
+    meta = PageMeta.of_entry(url, title, site, inputs)
     page = ReportPage(
         meta=meta,
         report_id=report_id,
