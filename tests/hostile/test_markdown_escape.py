@@ -64,3 +64,22 @@ def test_a_hostile_task_name_is_inert_in_report_md(tmp_path: Path) -> None:
     assert "<img" not in markdown and "&lt;img src=x onerror=" in markdown
     rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(markdown)
     assert "<img" not in rendered and "onerror=&quot;" in rendered
+
+
+def test_hostile_system_labels_are_inert_in_the_leaderboard_report() -> None:
+    """A leaderboard's labels (any one-line text) reach its report.md as inert text, as a comparison's do."""
+    from tests.support.cli import evalsite
+
+    root = Path(__file__).resolve().parents[2] / "examples" / "leaderboard"
+    labels = ["<script>alert(1)</script>", "[click](javascript:alert(1))", "*bold* `code` a|b"]
+    systems = [
+        f"{label}={root / name}:LB_{name.upper().replace('-', '_')}"
+        for label, name in zip(labels, ("agent-a", "agent-b", "agent-c"), strict=True)
+    ]
+    args = [arg for system in systems for arg in ("--system", system)]
+    code_, out, err = evalsite("leaderboard", *args, "--baseline", labels[1], "--format", "markdown")
+    assert code_ == 0, err
+    rendered = MarkdownIt("commonmark", {"html": True}).enable("table").render(out)
+    for active in ("<script", "<a ", "<em>", "<strong>", "<code>"):
+        assert active not in rendered, active
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered  # shown, as text

@@ -1,4 +1,8 @@
-"""The Markdown report of a leaderboard result (``evalsite leaderboard --format markdown``)."""
+"""The Markdown report of a leaderboard result (``evalsite leaderboard --format markdown``).
+
+Labels, treatments, experiment names and the sentences that quote them are untrusted: written as
+inert Markdown text by the comparison report's :func:`untrusted` (no link, image, emphasis or HTML
+from a name)."""
 
 from __future__ import annotations
 
@@ -48,7 +52,7 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
         f"{len(result.systems)} systems on {len(result.tasks):,} tasks "
         f"({result.expected_keys:,} expected task/rep keys); "
         f"alpha {result.alpha:g}, correction: {CORRECTION_NAMES[result.correction]}"
-        + (f"; baseline: {result.baseline}." if result.baseline else "; no baseline."),
+        + (f"; baseline: {untrusted(result.baseline)}." if result.baseline else "; no baseline."),
         "",
         *(line for sentence in result.run_status for line in (f"> **Run status:** {untrusted(sentence)}", "")),
         "## Ranking",
@@ -59,10 +63,10 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
     ]
     lines += _ranking(result)
     lines += ["", "## Groups", "", GROUPS_RULE, ""]
-    lines += [f"- {s.label}: {', '.join(result.groups.get(s.label, ()))}" for s in result.systems]
-    lines += [f"- not comparable: {a} and {b}" for a, b in result.not_comparable]
+    lines += [f"- {untrusted(s.label)}: {', '.join(result.groups.get(s.label, ()))}" for s in result.systems]
+    lines += [f"- not comparable: {untrusted(a)} and {untrusted(b)}" for a, b in result.not_comparable]
     lines += ["", "## Tiers", "", TIER_RULE, ""]
-    lines += [f"- Tier {index}: {', '.join(tier)}" for index, tier in enumerate(result.tiers, 1)]
+    lines += [f"- Tier {index}: {', '.join(map(untrusted, tier))}" for index, tier in enumerate(result.tiers, 1)]
     lines.append("")
     lines += _against_baseline(result)
     lines += _pairwise(result)
@@ -81,7 +85,7 @@ def _ranking(result: LeaderboardResult) -> list[str]:
     for s in result.systems:
         by_k = {m.k: m for m in s.macro}
         first = by_k.get(1)
-        row = [str(s.rank), str(s.tier), s.label, s.treatment, fmt.pct(s.pass_at_1)]
+        row = [str(s.rank), str(s.tier), untrusted(s.label), untrusted(s.treatment), fmt.pct(s.pass_at_1)]
         row.append(_pct_interval(first.pass_at_k.interval.lower, first.pass_at_k.interval.upper) if first else fmt.NA)
         row += [fmt.pct(by_k[k].pass_at_k.estimate) for k in ks if k != 1]
         row += [fmt.pct(by_k[k].pass_pow_k_unbiased.estimate) for k in ks]
@@ -99,17 +103,18 @@ def _against_baseline(result: LeaderboardResult) -> list[str]:
     """Each system minus the baseline, with plain and simultaneous intervals and corrected p (none without one)."""
     if not result.baseline:
         return []
-    lines = ["## Against the baseline", "", f"Each system minus {result.baseline}, over the keys both have.", ""]
+    against = f"Each system minus {untrusted(result.baseline)}, over the keys both have."
+    lines = ["## Against the baseline", "", against, ""]
     rows = [
         [
-            b.label,
+            untrusted(b.label),
             str(b.pair.pairs),
             _points(b.pair.difference.estimate),
             _pct_interval(b.pair.difference.interval.lower, b.pair.difference.interval.upper),
             _pct_interval(b.simultaneous.lower, b.simultaneous.upper),
             fmt.p_value_report(b.pair.sign_flip.p_value),
             fmt.p_value_report(b.p_adjusted),
-            b.sentence,
+            untrusted(b.sentence),
         ]
         for b in result.against_baseline
     ]
@@ -141,7 +146,7 @@ def _pairwise(result: LeaderboardResult) -> list[str]:
     labels = [s.label for s in result.systems]
     rows = []
     for a in labels:
-        row = [a]
+        row = [untrusted(a)]
         for b in labels:
             if a == b:
                 row.append("—")
@@ -152,7 +157,7 @@ def _pairwise(result: LeaderboardResult) -> list[str]:
             shown = fmt.NA if d is None else f"{100 * sign * d:+.1f}"
             row.append(f"{shown}{'*' if p.distinguishable else ''} ({p.pairs})")
         rows.append(row)
-    return lines + _table(["System", *labels], rows)
+    return lines + _table(["System", *map(untrusted, labels)], rows)
 
 
 def _coverage(result: LeaderboardResult) -> list[str]:
@@ -160,8 +165,8 @@ def _coverage(result: LeaderboardResult) -> list[str]:
     lines: list[str] = []
     rows = [
         [
-            s.label,
-            s.experiment,
+            untrusted(s.label),
+            untrusted(s.experiment),
             str(s.reports),
             f"{s.aligned_keys}/{s.expected_keys}",
             ", ".join(f"{r}: {n}" for r, n in sorted(Counter(i.reason for i in s.issues).items())) or "none",
@@ -172,5 +177,5 @@ def _coverage(result: LeaderboardResult) -> list[str]:
     lines += _table(["System", "Experiment", "Reports", "Aligned keys", "Issues", "Skipped reports"], rows)
     if result.frontier_field:
         what = "mean cost" if result.frontier_field == "total_cost_usd" else "mean duration"
-        lines += ["", f"Pareto frontier ({what} vs pass@1): {', '.join(result.frontier)}"]
+        lines += ["", f"Pareto frontier ({what} vs pass@1): {', '.join(map(untrusted, result.frontier))}"]
     return lines
