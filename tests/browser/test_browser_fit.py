@@ -110,3 +110,34 @@ def test_the_phone_leaderboard_opens_with_its_ranking(example_site, visit):
     )
     assert state["ranking"] < state["facts"], state
     assert state["row"] < browsing.MOBILE["height"], state  # its first row is on the first screen
+
+
+# links in table cells whose text has no place to wrap (no space, hyphen or slash) but that the
+# browser drew on more than one line: a name broken mid-word ("droid_opu" / "s41")
+MID_WORD = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const out = [];
+  for (const a of document.querySelectorAll('main table.data td a')) {
+    const text = a.textContent.trim();
+    if (!text || /[\\s\\-\\/\\u2010-\\u2014]/.test(text) || text.length > 60) continue;
+    const range = document.createRange();
+    range.selectNodeContents(a);
+    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+    if (lines.size > 1) out.push(text);
+  }
+  return out;
+}"""
+
+
+def test_names_in_tables_never_break_mid_word_on_a_phone(example_site, visit):
+    """A name wraps where a word ends (a space, a hyphen, a slash) or not at all, so that
+    ``COMET_NATIVE_PHASE1`` never reads ``COMET_NATIVE_PHA SE1``; a table it widens scrolls in its
+    box (the test above).  Issue 28, item 3."""
+    broken = {}
+    for path in _pages(example_site):
+        page = visit(path, example_site, viewport=browsing.MOBILE).page
+        found = page.evaluate(MID_WORD)
+        page.close()
+        if found:
+            broken[path.relative_to(example_site).as_posix()] = found[:5]
+    assert not broken, broken
