@@ -108,6 +108,24 @@ def test_the_example_shows_a_re_derived_price(browser, example_site):
         context.close()
 
 
+def test_the_price_box_never_widens_a_phone_page(browser, example_site):
+    """A one-sided value ("N/A: no baseline value") wraps on a phone instead of pushing the page
+    sideways (seen at 375 px on a Terminal-Bench comparison with no baseline durations)."""
+    context = browser.new_context(viewport=VIEWPORTS["phone"])
+    try:
+        visit = browsing.open_page(
+            context, example_site / "comparisons" / "native-vs-beta" / "index.html", example_site
+        )
+        widest = visit.page.evaluate(
+            """() => { for (const s of document.querySelectorAll('#price tbody td span'))
+                         s.textContent = 'N/A: no baseline value for this side (harness-reported)';
+                       return document.documentElement.scrollWidth; }"""
+        )
+        assert widest <= VIEWPORTS["phone"]["width"], widest
+    finally:
+        context.close()
+
+
 def test_no_verdict_says_why_first(browser, example_site):
     context = browser.new_context(viewport=VIEWPORTS["desktop"])
     try:
