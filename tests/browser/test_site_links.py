@@ -92,3 +92,24 @@ def test_the_link_checks_can_fail(tmp_path):
     assert "<a href> points outside the site: https://example.org/" in external
     assert "without rel=nofollow" in external
     assert "<script src> points outside the site" in external
+
+
+def test_comparison_and_leaderboard_pages_open_their_trend_pages(example_site, visit):
+    """Issue 28, item 6: every comparison and leaderboard page links its own trend page, and the
+    link opens it (a reader clicks it, not only an href that resolves)."""
+    import browsing
+
+    opened = 0
+    for kind, folder in (("comparison", "comparisons"), ("leaderboard", "leaderboards")):
+        for path in browsing.pages_of_kind(example_site, kind):
+            page = visit(path, example_site).page
+            link = page.locator(f'a[href$="trends/{folder}/{path.parent.name}/index.html"]').first
+            if not link.is_visible():  # in the one line of related pages under the verdict: open it
+                page.locator("details.page-notes > summary").first.click()
+            with page.expect_navigation():
+                link.click()
+            assert page.url.endswith(f"/trends/{folder}/{path.parent.name}/index.html"), page.url
+            assert page.locator("h1").inner_text()
+            page.close()
+            opened += 1
+    assert opened >= 3
