@@ -22,7 +22,7 @@ from generator.model.common import Side, is_number, sha256_text
 from generator.model.formats import NOT_HASHED, ImportOptions
 from generator.model.redaction import safe_cut
 from generator.model.runs import MAX_NAME_BYTES, TELEMETRY_FIELDS, CaseManifest, Quality, RunRecord
-from generator.read.ledger.files import has_long_digit_run  # the one rule for when orjson reads as json does
+from generator.read.jsonfast import has_long_digit_run, shallow
 
 __all__ = [
     "MAX_JSON_DEPTH",
@@ -46,9 +46,6 @@ __all__ = [
 # json.loads stops near 1,000, and later steps of the build recurse.  254 is where orjson.dumps stops
 # (its recursion limit), so that check, run first because it is fast, decides exactly as the walk does.
 MAX_JSON_DEPTH = 254
-
-# Text with at most this many opening brackets cannot nest past either parser's limit.
-_SHALLOW = 500
 
 # The folders of an absolute path (POSIX, or a Windows drive), not a URL's or a relative path's.
 _POSIX_FOLDERS = re.compile(r"(?<![\w:/.~<>-])/(?:[^\s/\\'\"()<>:,;]+/)+")
@@ -97,7 +94,7 @@ def json_object(data: bytes | str) -> dict[str, Any] | str:
         else:
             if not isinstance(value, dict):
                 return "not a JSON object"
-            if data.count(b"{") + data.count(b"[") <= _SHALLOW or _writable(value):
+            if shallow(data) or _writable(value):
                 return value
     return json_object_stdlib(data)
 

@@ -57,6 +57,7 @@ from generator.read.comet.manifest import raw_manifest_of, verify_embedded
 from generator.read.comet.matrix import load_matrix
 from generator.read.comet.quality import sample_quality
 from generator.read.comet.telemetry import InvalidTelemetry, extract_telemetry, reported_telemetry
+from generator.read.jsonfast import has_long_digit_run, shallow
 from generator.read.safe_io import Refusal, is_real_directory, read_contained, real_folder_info
 
 MAX_REPORT_BYTES = 16 * 1024 * 1024
@@ -64,12 +65,6 @@ MAX_RAW_BYTES = 64 * 1024 * 1024
 MAX_REPETITION = 10**9  # a larger repetition number is not a real run
 _SAMPLE_MARK = re.compile(r"_sample(?P<rep>\d+)_from_")
 _COMBINED_STEM = re.compile(r"_sample(?P<rep>\d+)_from_(?P<source>[A-Za-z0-9._-]+)$")
-# orjson reads integers of 19 digits or more as floats; text with such a run goes to json.loads
-# (found by mapping every digit to "0": faster than a regular expression over hex digests).
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_RUN = b"0" * 19
-# Fewer opening brackets than this cannot nest past json.loads' recursion limit (orjson's is 1,024).
-_SHALLOW = 500
 _ARTIFACT_SUFFIX = {"raw_stdout": "_stdout.json", "raw_stderr": "_stderr.txt"}
 
 __all__ = [
@@ -157,7 +152,7 @@ def _decode_report(data: bytes) -> Mapping[str, Any] | str:
     ``1e309``, so a report it reads has nothing unusable.  Anything else is read by the standard
     library.
     """
-    if data.count(b"{") + data.count(b"[") <= _SHALLOW and _LONG_RUN not in data.translate(_DIGITS_TO_ZERO):
+    if shallow(data) and not has_long_digit_run(data):  # orjson reads it as json does (read/jsonfast.py)
         try:
             fast = orjson.loads(data)
         except orjson.JSONDecodeError:

@@ -39,6 +39,7 @@ from generator.model.runs import (  # re-exported
     REPORTED_ONLY_FIELDS,
     TELEMETRY_FIELDS,
 )
+from generator.read.jsonfast import SHALLOW
 
 __all__ = [
     "EFFICIENCY_FIELDS",
@@ -258,9 +259,8 @@ def _stdlib_line(line: str) -> Any:
 
 
 #: Lines with at most this many ``[`` and ``{`` (or shorter than twice this) nest too shallowly
-#: for the standard library's recursion limit; deeper ones (which orjson accepts up to 1,024
-#: levels) are read by it alone.
-_SHALLOW = 500
+#: for the standard library's recursion limit; deeper ones are read by it alone (read/jsonfast.py).
+_SHALLOW = SHALLOW
 #: A line this short cannot hold an integer too long for Python to parse (4,300 digits).
 _SHORT = 4300
 #: The event types that carry telemetry, as they appear in a line that has no escapes.

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.model.errors import EvalsiteError
+from generator.read.jsonfast import DIGITS_TO_ZERO, LONG_DIGIT_RUN, SHALLOW, has_long_digit_run
 
 __all__ = [
     "LEDGER_SIZE_CAP",
@@ -214,26 +215,13 @@ def _refuse_constant(token: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
-# orjson reads integers of 19 digits or more as floats: text holding such a run goes to json
-# (found by mapping every digit to "0", much faster than a regular expression).
-_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_RUN = b"0" * 19
-# Nesting deeper than this may pass json's recursion limit (orjson's is 1,024); text with fewer
-# opening brackets (or shorter than twice this) cannot nest this deep.
-_SHALLOW = 500
+# When orjson reads a text as json does: one rule for every reader (read/jsonfast.py).
+_DIGITS_TO_ZERO, _LONG_RUN, _SHALLOW = DIGITS_TO_ZERO, LONG_DIGIT_RUN, SHALLOW
 
 
 def mark_digits(data: bytes) -> bytes:
     """``data`` with every digit turned into ``0``: a run of 19 digits is then ``LONG_DIGIT_RUN``."""
     return data.translate(_DIGITS_TO_ZERO)
-
-
-LONG_DIGIT_RUN = _LONG_RUN
-
-
-def has_long_digit_run(data: bytes) -> bool:
-    """True when ``data`` holds 19 digits in a row (the only numbers orjson reads differently)."""
-    return _LONG_RUN in data.translate(_DIGITS_TO_ZERO)
 
 
 def long_digit_lines(data: bytes) -> set[int]:
