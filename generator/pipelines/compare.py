@@ -50,7 +50,6 @@ from generator.read.formats import AUTO, check_shape, detect_format, load_side, 
 from generator.read.ledger.files import gc_paused
 from generator.read.safe_io import batched_reads
 from generator.render.comparison.document import STREAMED, comparison_document
-from generator.render.comparison.report import comparison_markdown
 from generator.write.files import write_text_atomic
 from generator.write.guard import check_output_file
 
@@ -472,6 +471,8 @@ def render_comparison(result: ComparisonResult, *, runs: bool = True) -> Compari
     ``runs=False`` keeps the document's ``runs`` out of memory: :meth:`ComparisonOutput.chunks`
     makes them while it writes (the Markdown report does not use them).
     """
+    from generator.render.comparison.report import comparison_markdown  # (the pages' formatting: not for JSON)
+
     view = comparison_view(result)
     document = comparison_document(view, runs=runs)
     return ComparisonOutput(result, document, comparison_markdown(result, document), view)
