@@ -1,4 +1,5 @@
-"""``evalsite compare`` computes its statistics without importing scipy.stats or scipy.optimize.
+"""``evalsite compare`` computes its statistics without importing scipy.stats or scipy.optimize, and
+its JSON document without the pages' formatting or YAML.
 
 A behaviour test, not a timing test (``bench/bench_inspect.py`` prints the times): a fresh
 interpreter runs the command and reports which scipy subpackages ended up in ``sys.modules``, and
@@ -22,7 +23,8 @@ code = cli.main(sys.argv[1:])
 from generator.analyze.stats import dist
 solved = dist.brentq_extension.cache_info().currsize
 loaded = sorted(m for m in sys.modules if m.split(".")[0] == "scipy" and m.count(".") == 1 and m[6] != "_")
-print("EXIT", code, "SOLVED", solved, "SCIPY", ",".join(loaded), file=sys.stderr)
+others = sorted(m for m in ("generator.pages", "yaml", "jinja2") if m in sys.modules)
+print("EXIT", code, "SOLVED", solved, "SCIPY", ",".join(loaded), "OTHERS", ",".join(others) or "none", file=sys.stderr)
 """
 
 INSPECT = [
@@ -48,4 +50,5 @@ def test_compare_imports_neither_scipy_stats_nor_optimize(sides: list[str]) -> N
     last = proc.stderr.decode().strip().splitlines()[-1].split(" ")
     assert last[:4] == ["EXIT", "0", "SOLVED", "1"], proc.stderr.decode()[-2000:]
     assert last[5].split(",") == ["scipy.special", "scipy.version"]
+    assert last[6:] == ["OTHERS", "none"]  # nor the pages, YAML or Jinja
     assert b'"tango"' in proc.stdout or b"Tango" in proc.stdout
