@@ -165,3 +165,19 @@ def test_the_solver_loads_without_scipy_optimize() -> None:
     expected = repr(optimize.brentq(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-13))
     assert out[0] == f"{expected} []"
     assert out[1] == expected
+
+
+def test_without_the_fast_routes_scipy_itself_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An older or newer scipy without them: the same numbers, from scipy.stats and scipy.optimize."""
+    monkeypatch.setattr(dist, "FAST_BINOMIAL", False)
+    monkeypatch.setattr(dist, "brentq_extension", lambda: None)
+    k, q = np.arange(-1, 12), np.array([0.0, 0.01, 0.5, 1.0])
+    for ours, theirs in BINOMIAL:
+        assert_same(ours(k, 10, 0.3), theirs(k, 10, 0.3))
+    for ours, theirs in INVERSE:
+        assert_same(ours(q, 10, 0.3), theirs(q, 10, 0.3))
+
+    def cube(x: float) -> float:
+        return x**3 - 2.0
+
+    assert_same(dist.brentq(cube, 0.0, 2.0, xtol=1e-13), optimize.brentq(cube, 0.0, 2.0, xtol=1e-13))

@@ -95,16 +95,16 @@ def _apply(ufunc: Any, cond: NDArray[np.bool_], out: Array, *args: NDArray[Any])
     return out
 
 
-def _stats_binom() -> Any:  # pragma: no cover - only without the private ufuncs
+def _scipy_stats(method: str, *args: ArrayLike) -> Array:
     from scipy import stats
 
-    return stats.binom
+    return np.asarray(getattr(stats.binom, method)(*args))
 
 
 def binom_pmf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """Binomial probability mass, as ``scipy.stats.binom.pmf(k, n, p)``."""
-    if not FAST_BINOMIAL:  # pragma: no cover
-        return np.asarray(_stats_binom().pmf(k, n, p))
+    if not FAST_BINOMIAL:
+        return _scipy_stats("pmf", k, n, p)
     k_, n_, p_ = np.asarray(k), np.asarray(n), np.asarray(p)
     valid = _valid(n_, p_)
     cond = np.asarray(valid & (k_ >= 0) & (k_ <= n_) & (np.floor(k_) == k_))
@@ -129,16 +129,12 @@ def _tail(ufunc: Any, k: ArrayLike, n: ArrayLike, p: ArrayLike, *, lower: bool) 
 
 def binom_cdf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """Binomial P(X <= k), as ``scipy.stats.binom.cdf(k, n, p)``."""
-    if not FAST_BINOMIAL:  # pragma: no cover
-        return np.asarray(_stats_binom().cdf(k, n, p))
-    return _tail(_binom_cdf, k, n, p, lower=True)
+    return _tail(_binom_cdf, k, n, p, lower=True) if FAST_BINOMIAL else _scipy_stats("cdf", k, n, p)
 
 
 def binom_sf(k: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """Binomial P(X > k), as ``scipy.stats.binom.sf(k, n, p)``."""
-    if not FAST_BINOMIAL:  # pragma: no cover
-        return np.asarray(_stats_binom().sf(k, n, p))
-    return _tail(_binom_sf, k, n, p, lower=False)
+    return _tail(_binom_sf, k, n, p, lower=False) if FAST_BINOMIAL else _scipy_stats("sf", k, n, p)
 
 
 def _inverse(ufunc: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, lower: bool) -> Array:
@@ -159,16 +155,12 @@ def _inverse(ufunc: Any, q: ArrayLike, n: ArrayLike, p: ArrayLike, *, lower: boo
 
 def binom_ppf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """Smallest k with P(X <= k) >= q, as ``scipy.stats.binom.ppf(q, n, p)``."""
-    if not FAST_BINOMIAL:  # pragma: no cover
-        return np.asarray(_stats_binom().ppf(q, n, p))
-    return _inverse(_binom_ppf, q, n, p, lower=True)
+    return _inverse(_binom_ppf, q, n, p, lower=True) if FAST_BINOMIAL else _scipy_stats("ppf", q, n, p)
 
 
 def binom_isf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
     """Inverse survival function, as ``scipy.stats.binom.isf(q, n, p)``."""
-    if not FAST_BINOMIAL:  # pragma: no cover
-        return np.asarray(_stats_binom().isf(q, n, p))
-    return _inverse(_binom_isf, q, n, p, lower=False)
+    return _inverse(_binom_isf, q, n, p, lower=False) if FAST_BINOMIAL else _scipy_stats("isf", q, n, p)
 
 
 # --------------------------------------------------------------------------- root finding
@@ -210,7 +202,7 @@ def brentq_extension() -> Any:
 def brentq(f: Callable[[float], float], a: float, b: float, *, xtol: float) -> float:
     """A root of ``f`` in [a, b] (signs differ at the ends), as ``scipy.optimize.brentq(f, a, b, xtol=xtol)``."""
     zeros = brentq_extension()
-    if zeros is None:  # pragma: no cover
+    if zeros is None:
         from scipy import optimize
 
         return float(optimize.brentq(f, a, b, xtol=xtol))
