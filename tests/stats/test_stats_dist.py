@@ -160,11 +160,13 @@ def test_the_solver_loads_without_scipy_optimize() -> None:
         "print(repr(root), sorted(m for m in names if m in sys.modules))\n"
         "import scipy.optimize\n"  # and scipy.optimize still imports afterwards, with its own solver
         "print(repr(scipy.optimize.brentq(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-13)))\n"
+        "print(scipy.optimize._zeros.__name__, dist.brentq_extension().__name__)\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout.split("\n")
     expected = repr(optimize.brentq(lambda x: x * x - 2.0, 0.0, 2.0, xtol=1e-13))
     assert out[0] == f"{expected} []"
     assert out[1] == expected
+    assert out[2] == "scipy.optimize._zeros generator.analyze.stats.dist._zeros"
 
 
 def test_without_the_fast_routes_scipy_itself_answers(monkeypatch: pytest.MonkeyPatch) -> None:

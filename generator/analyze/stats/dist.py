@@ -17,8 +17,8 @@ ufuncs with the same checks:
 
 :func:`brentq` is ``scipy.optimize.brentq`` at its default ``rtol`` and ``maxiter``: the same
 compiled routine (the small extension ``scipy/optimize/_zeros``, which imports nothing), loaded
-from its file without running ``scipy/optimize/__init__.py``; the NaN check of scipy's wrapper is
-repeated here.  Where the file cannot be loaded, ``scipy.optimize.brentq`` itself is called.
+from its file without running ``scipy/optimize/__init__.py`` (:func:`brentq_extension`); the NaN
+check of scipy's wrapper is repeated here.  Where the file cannot be loaded, ``scipy.optimize.brentq`` itself is called.
 
 Like ``scipy.stats``, out-of-domain arguments give ``nan`` (never an exception); the continuous
 quantiles return Python floats, the binomial functions arrays (0-d for scalar arguments).
@@ -30,9 +30,7 @@ import functools
 import importlib.machinery
 import importlib.util
 import math
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -166,37 +164,33 @@ def binom_isf(q: ArrayLike, n: ArrayLike, p: ArrayLike) -> Array:
 # --------------------------------------------------------------------------- root finding
 
 #: ``scipy.optimize.brentq``'s defaults (``_zeros_py._rtol`` = 4 eps, ``_zeros_py._iter``).
-BRENTQ_RTOL = 4 * sys.float_info.epsilon
+BRENTQ_RTOL = 4 * math.ulp(1.0)
 BRENTQ_MAXITER = 100
-_ZEROS = "scipy.optimize._zeros"
 
 
 @functools.cache
 def brentq_extension() -> Any:
-    """scipy's compiled ``_zeros`` module (loaded once, without ``scipy.optimize``), or None."""
-    loaded = sys.modules.get(_ZEROS)
-    if loaded is not None:
-        return loaded
+    """scipy's compiled ``optimize/_zeros`` module, loaded once without ``scipy.optimize``, or None.
+
+    It is loaded under a name of its own (``generator.analyze.stats.dist._zeros``: the init function
+    goes by the last part), so scipy's own ``scipy.optimize._zeros`` is untouched when something
+    imports ``scipy.optimize`` later.
+    """
     import scipy
 
-    folder = Path(scipy.__file__).parent / "optimize"
-    path = next(
-        (folder / f"_zeros{s}" for s in importlib.machinery.EXTENSION_SUFFIXES if (folder / f"_zeros{s}").is_file()),
-        None,
-    )
-    if path is None:  # pragma: no cover - a scipy that builds it differently
-        return None
-    loader = importlib.machinery.ExtensionFileLoader(_ZEROS, str(path))
-    spec = importlib.util.spec_from_loader(_ZEROS, loader, origin=str(path))
-    try:
-        assert spec is not None
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
-    except (ImportError, OSError):  # pragma: no cover
-        return None
-    finally:  # a single-phase extension registers itself; a later ``import scipy.optimize`` loads it again
-        sys.modules.pop(_ZEROS, None)
-    return module if callable(getattr(module, "_brentq", None)) else None
+    name = f"{__name__}._zeros"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        location = f"{scipy.__path__[0]}/optimize/_zeros{suffix}"
+        loader = importlib.machinery.ExtensionFileLoader(name, location)
+        spec = importlib.util.spec_from_file_location(name, location, loader=loader)
+        try:
+            assert spec is not None
+            module = importlib.util.module_from_spec(spec)
+            loader.exec_module(module)
+        except (ImportError, OSError):  # not this suffix (or a scipy that builds it differently)
+            continue
+        return module if callable(getattr(module, "_brentq", None)) else None
+    return None
 
 
 def brentq(f: Callable[[float], float], a: float, b: float, *, xtol: float) -> float:
