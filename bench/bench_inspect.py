@@ -10,9 +10,13 @@ interleaved rounds (medians):
 
 * the floor: open each zip, zstd-decompress every member and ``json.loads`` it (the standard
   library's parser, as issue 29 states the target);
-* ``evalsite compare --format json`` on the two logs.
+* ``evalsite compare --format json`` on the two logs;
+* the import floor of the statistics: a child that only imports numpy and ``scipy.special`` (whose
+  ufuncs compute every quantile, tail and bound; ``scipy.stats`` and ``scipy.optimize`` are not
+  imported, see ``analyze/stats/dist.py``), the part of the compare no reading can speed up.
 
-It prints both medians, the peak RSS of each child and the ratio (target: at most 1.5x the floor).
+It prints the medians, the peak RSS of each child and the ratio (target: at most 1.5x the floor),
+and what the import floor alone is of the floor.
 Usage:
 
     python bench/bench_inspect.py [--samples 2000] [--rounds 3] [--inspect-python PATH]
@@ -140,14 +144,18 @@ def main() -> int:
                 run_child, [sys.executable, str(Path(__file__)), "--floor", *map(str, logs)]
             ),
             "evalsite compare --format json": partial(run_child, compare_command(*logs)),
+            "import numpy, scipy.special (import floor)": partial(
+                run_child, [sys.executable, "-c", "import numpy, scipy.special"]
+            ),
         },
     )
-    floor_series, product = series.values()
+    floor_series, product, imports = series.values()
     print(f"Inspect compare at {args.samples:,} samples a side: logs {size_of(folder) / 1e6:.1f} MB (zstd)")
     print(f"medians of {args.rounds} interleaved rounds (child processes; peak RSS of each child):")
     for item in series.values():
         print("  " + item.line())
     print("  " + ratio_line("compare / floor", product, floor_series, "target <= 1.5x"))
+    print("  " + ratio_line("import floor / floor", imports, floor_series, "before any log is read"))
     return 0
 
 

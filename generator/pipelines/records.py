@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import yaml
-
 from generator.model.errors import EvalsiteError
 from generator.model.records import RecordsMapping
-from generator.read.config import _UniqueKeyLoader  # the site config's YAML rules: duplicate keys refused
 from generator.read.records.mapping import parse_mapping
 from generator.read.safe_io import Refusal, read_named_file
 
@@ -20,6 +17,10 @@ MAX_MAPPING_BYTES = 100_000
 
 def load_mapping_file(path: str) -> RecordsMapping:
     """A mapping (``fields:``, ``preset:``, ``metric:``) from a YAML file named on the command line."""
+    import yaml  # (imported here: every compare asks for its sides' mappings, few name a file)
+
+    from generator.read.config import _UniqueKeyLoader  # the site config's YAML rules: duplicate keys refused
+
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
     raw = read_named_file(path, max_bytes=MAX_MAPPING_BYTES)
     if isinstance(raw, Refusal):

@@ -140,14 +140,21 @@ def _from_agent_stdout(experiment: Experiment, relative: str, reported: dict[str
     return Artifact("verified", None, telemetry, reported)
 
 
+def telemetry_reads_file(fmt: str, record: RunRecord) -> bool:
+    """Whether :func:`run_telemetry` reads a file for this run (Comet's raw stdout, an imported agent stdout)."""
+    report = record.report
+    return fmt == "comet" or (
+        isinstance(report.get("agent_stdout"), str) and isinstance(report.get("reported_telemetry"), dict)
+    )
+
+
 def run_telemetry(fmt: str, experiment: Experiment, record: RunRecord, *, rebase: bool) -> Artifact:
     """One paired run's telemetry: re-derived from agent stdout where the format holds it, else as reported."""
     if fmt == "comet":
         return read_run_telemetry(experiment, record, rebase=rebase)
     reported = record.report.get("reported_telemetry")
-    stdout = record.report.get("agent_stdout")
-    if isinstance(stdout, str) and isinstance(reported, dict):
-        derived = _from_agent_stdout(experiment, stdout, reported)
+    if isinstance(reported, dict) and telemetry_reads_file(fmt, record):
+        derived = _from_agent_stdout(experiment, record.report["agent_stdout"], reported)
         if derived is not None:
             return derived
     if isinstance(reported, dict):

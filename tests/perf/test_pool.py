@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,3 +58,29 @@ def test_small_inputs_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> No
     assert compare._workers(compare.POOL_MIN_RUNS - 1) == 1
     monkeypatch.setenv("EVALSITE_WORKERS", "1")
     assert compare._workers(10**6) == 1
+
+
+def test_telemetry_a_log_reports_is_not_sent_to_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inspect logs report their telemetry (no file to read per run): no pool, however many runs."""
+    monkeypatch.delenv("EVALSITE_WORKERS", raising=False)
+    monkeypatch.setattr(compare, "POOL_MIN_RUNS", 1)
+    asked: list[int] = []
+    real = compare.parallel.ordered_map
+
+    def spy(function: Any, shared: Any, tasks: Any, processes: int) -> Any:
+        asked.append(processes)
+        return real(function, shared, tasks, processes)
+
+    monkeypatch.setattr(compare.parallel, "ordered_map", spy)
+    examples = Path(__file__).resolve().parents[2] / "examples" / "inspect"
+    inputs = ComparisonInputs(
+        examples / "candidate.eval",
+        "candidate-solver",
+        examples / "baseline.eval",
+        "baseline-solver",
+        candidate_format="inspect",
+        baseline_format="inspect",
+    )
+    assert '"reported"' in report_text(inputs, "json")  # the telemetry as the logs report it
+    assert asked == [1]
+    assert compare._workers(1) > 1 or len(os.sched_getaffinity(0)) == 1  # a file read per run would pool

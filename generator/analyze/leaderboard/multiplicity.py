@@ -3,7 +3,8 @@
 Holm (1979) is hand-written (eight lines; scipy has no Holm, and statsmodels,
 which has both, pulls pandas and patsy into the runtime -- it is used by the tests
 only, to check these against ``statsmodels.stats.multitest.multipletests``).
-Benjamini-Hochberg comes from ``scipy.stats.false_discovery_control``.
+Benjamini-Hochberg comes from ``scipy.stats.false_discovery_control``, imported only when asked for
+(``scipy.stats`` takes about a second to import; nothing else of a leaderboard needs it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy import stats
 
 from generator.model.leaderboard import CORRECTION_NAMES, Correction
 
@@ -41,5 +41,7 @@ def adjust(p_values: Sequence[float], correction: Correction) -> tuple[float, ..
     if correction == "holm":
         return holm(p)
     if correction == "bh":
+        from scipy import stats
+
         return tuple(float(x) for x in stats.false_discovery_control(np.asarray(p), method="bh"))
     raise ValueError(f"unknown correction {correction!r}")

@@ -19,9 +19,9 @@ import math
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy import optimize, stats
 
 from generator.analyze.stats.binomial import factorised_bounds
+from generator.analyze.stats.dist import brentq, norm_ppf, t_ppf
 from generator.model.stats import REFERENCE_PAIRED_LABEL, Interval, ReferenceBounds
 
 __all__ = [
@@ -72,7 +72,7 @@ def t_interval(
     if n == 1:
         return Interval(mean, None, None, confidence, method, note=f"undefined: one {unit[:-1]} has no spread")
     sd = float(x.std(ddof=1))
-    half = float(stats.t.ppf(0.5 + confidence / 2.0, n - 1)) * sd / math.sqrt(n)
+    half = t_ppf(0.5 + confidence / 2.0, n - 1) * sd / math.sqrt(n)
     lower = max(lo_clip, mean - half)
     upper = min(hi_clip, mean + half)
     note = None
@@ -190,16 +190,16 @@ def tango_interval(wins: int, losses: int, pairs: int, confidence: float = 0.95)
     method = f"Tango score interval (paired proportions), {confidence:.0%} two-sided"
     if n == 0:
         return Interval(None, None, None, confidence, method, note="undefined: no pairs")
-    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    z = norm_ppf(0.5 + confidence / 2.0)
     est = (b - c) / n
     if _tango_score(b, c, n, -1.0) <= z:
         lower = -1.0
     else:
-        lower = optimize.brentq(lambda d: _tango_score(b, c, n, d) - z, -1.0, est, xtol=1e-13)
+        lower = brentq(lambda d: _tango_score(b, c, n, d) - z, -1.0, est, xtol=1e-13)
     if _tango_score(b, c, n, 1.0) >= -z:
         upper = 1.0
     else:
-        upper = optimize.brentq(lambda d: _tango_score(b, c, n, d) + z, est, 1.0, xtol=1e-13)
+        upper = brentq(lambda d: _tango_score(b, c, n, d) + z, est, 1.0, xtol=1e-13)
     return Interval(est, float(lower), float(upper), confidence, method)
 
 

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
+from generator.analyze.stats.dist import binom_cdf, binom_pmf, binom_sf, norm_ppf
 from generator.analyze.stats.intervals import t_interval
 from generator.model.stats import (
     ClusteredDifference,
@@ -211,7 +211,7 @@ def clustered_difference_sums(
         interval.note,
     )
     deff = design_effect_sums(r, sums, squares)
-    z = float(stats.norm.ppf(0.5 + confidence / 2.0))
+    z = norm_ppf(0.5 + confidence / 2.0)
     naive_method = "naive run-level Wald interval (treats every matched pair as independent)"
     if deff.se_iid is None or deff.estimate is None:
         naive = Interval(deff.estimate, None, None, confidence, naive_method, note="undefined: fewer than two pairs")
@@ -326,7 +326,7 @@ def _sign_flip_dp(groups: Counter[int], total: int, obs: int) -> float:
     span = 0  # current support is [total - span, total + span]
     for v in sorted(groups):
         m = groups[v]
-        pmf = stats.binom.pmf(np.arange(m + 1), m, 0.5)
+        pmf = binom_pmf(np.arange(m + 1), m, 0.5)
         new_span = span + v * m
         new = np.zeros(size)
         src = dist[total - span : total + span + 1]
@@ -365,10 +365,10 @@ def mcnemar_test(wins: int, losses: int) -> McNemarTest:
     if D == 0:
         return McNemarTest(b, c, 0, 1.0, 1.0, 1.0, 1.0)
     m = min(b, c)
-    cdf_m = float(stats.binom.cdf(m, D, 0.5))
-    pmf_m = float(stats.binom.pmf(m, D, 0.5))
+    cdf_m = float(binom_cdf(m, D, 0.5))
+    pmf_m = float(binom_pmf(m, D, 0.5))
     p_two = min(1.0, 2.0 * cdf_m)
     p_mid = min(1.0, 2.0 * cdf_m - pmf_m)
-    p_better = float(stats.binom.sf(b - 1, D, 0.5))
-    p_worse = float(stats.binom.cdf(b, D, 0.5))
+    p_better = float(binom_sf(b - 1, D, 0.5))
+    p_worse = float(binom_cdf(b, D, 0.5))
     return McNemarTest(b, c, D, p_two, p_mid, min(1.0, p_better), min(1.0, p_worse))

@@ -15,9 +15,9 @@ import math
 from collections.abc import Callable, Iterator
 
 import numpy as np
-from scipy import stats
 
 from generator.analyze.stats.binomial import combine_lower, combine_upper, cp_lower, cp_upper, fewest_trials
+from generator.analyze.stats.dist import binom_cdf, binom_isf, binom_pmf, binom_ppf, norm_ppf
 from generator.analyze.stats.intervals import _reference_bounds_arrays
 from generator.analyze.stats.paired import count_arrays
 from generator.analyze.stats.rule import PairedScores, minimum_detectable_difference
@@ -49,7 +49,7 @@ _GATE_KINDS = ("non_inferiority", "upper_margin", "equivalence")
 def _z_total(alpha: float, power: float, sides: int) -> float:
     if not 0.0 < alpha < 1.0 or not 0.0 < power < 1.0 or sides not in (1, 2):
         raise ValueError("need 0 < alpha < 1, 0 < power < 1 and sides in {1, 2}")
-    return float(stats.norm.ppf(1.0 - alpha / sides) + stats.norm.ppf(power))
+    return float(norm_ppf(1.0 - alpha / sides) + norm_ppf(power))
 
 
 # --------------------------------------------------------------------------- experiments
@@ -344,10 +344,10 @@ def gate_pass_probability(pairs: int, p_win: float, p_loss: float, kind: GateKin
     if q == 0.0:
         return 1.0 if _agree_passes(n, kind, margin) else 0.0
     pi = pw / q
-    d_lo = int(stats.binom.ppf(_TAIL_EPS, n, q))
-    d_hi = int(stats.binom.isf(_TAIL_EPS, n, q))
+    d_lo = int(binom_ppf(_TAIL_EPS, n, q))
+    d_hi = int(binom_isf(_TAIL_EPS, n, q))
     d = np.arange(max(0, d_lo - 1), min(n, d_hi + 1) + 1, dtype=np.int64)
-    pmf_d = stats.binom.pmf(d, n, q)
+    pmf_d = binom_pmf(d, n, q)
     q_lo = cp_lower(d, np.full(d.shape, n), 0.025)
     q_hi = cp_upper(d, np.full(d.shape, n), 0.025)
     d0 = int(d[0])
@@ -371,7 +371,7 @@ def gate_pass_probability(pairs: int, p_win: float, p_loss: float, kind: GateKin
     if kind in ("upper_margin", "equivalence"):
         w_to = _first_true(upper_fails, d) - 1
     # P(w_from <= W <= w_to | D)
-    cond = stats.binom.cdf(w_to, d, pi) - stats.binom.cdf(w_from - 1, d, pi)
+    cond = binom_cdf(w_to, d, pi) - binom_cdf(w_from - 1, d, pi)
     cond = np.where(w_to >= w_from, cond, 0.0)
     return float(min(1.0, max(0.0, np.dot(pmf_d, cond))))
 

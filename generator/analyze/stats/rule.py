@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
-from scipy import stats
 
+from generator.analyze.stats.dist import norm_ppf, t_ppf
 from generator.analyze.stats.intervals import t_interval
 from generator.analyze.stats.paired import sign_flip_test_counts
 
@@ -216,10 +216,10 @@ def _thresholds(
 
 def _rule_threshold(s2: np.ndarray, n: int, alpha: float, cc: float) -> np.ndarray:
     """The smallest |mean| the rule rejects at, given the sample variance ``s2`` of ``n`` per-task differences."""
-    t_crit = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1))
+    t_crit = t_ppf(1.0 - alpha / 2.0, n - 1)
     x_t = t_crit * np.sqrt(s2 / n)  # interval: |mean| > t sd / sqrt(n)
     # sign-flip, normal form with continuity correction: n x - cc > z sqrt((n-1) s^2 + n x^2)
-    z2 = float(stats.norm.ppf(1.0 - alpha / 2.0)) ** 2
+    z2 = norm_ppf(1.0 - alpha / 2.0) ** 2
     a = n * n - z2 * n
     c = cc * cc - z2 * (n - 1) * s2
     x_f = (2 * n * cc + np.sqrt(np.maximum(4 * n * n * cc * cc - 4 * a * c, 0.0))) / (2 * a)
@@ -242,13 +242,13 @@ def _mde_at(
     if e.size > _FEW_VALUES and n > _LARGE_N:  # many tasks: the bootstrap spread of s^2 is negligible
         s = float(np.sqrt(np.mean(e * e)))
         x = float(_rule_threshold(np.asarray([s * s]), n, alpha, cc)[0])
-        mde = x + float(stats.norm.ppf(power)) * s / math.sqrt(n)
+        mde = x + norm_ppf(power) * s / math.sqrt(n)
     else:
         up, down = _thresholds(e, n, alpha, cc, np.random.default_rng([seed, n]))
         mde = max(float(np.quantile(up, power)), float(np.quantile(down, power)))
     if binary_reps is not None:
         # a true difference X cannot have per-task variance below X(1 - X)/R
-        k = (float(stats.t.ppf(1.0 - alpha / 2.0, n - 1)) + float(stats.norm.ppf(power))) ** 2
+        k = (t_ppf(1.0 - alpha / 2.0, n - 1) + norm_ppf(power)) ** 2
         mde = max(mde, k / (k + n * binary_reps))
     return mde
 

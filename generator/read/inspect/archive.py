@@ -23,6 +23,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from generator.model.errors import EvalsiteError
 
@@ -57,6 +58,9 @@ class Archive:
         self.label = label
         self.skipped: list[Skipped] = []
         self._bytes_out = 0
+        self._decompressor: Any = (
+            None  # one zstd context for every member (made for each, it cost as much as the reading)
+        )
         try:
             self.zip = zipfile.ZipFile(io.BytesIO(data))
             infos = self.zip.infolist()
@@ -133,8 +137,10 @@ class Archive:
         raw = self.data[begin : begin + info.compress_size]
         if len(raw) != info.compress_size:
             return None
+        if self._decompressor is None:
+            self._decompressor = zstandard.ZstdDecompressor()
         try:
-            reader = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw), read_across_frames=True)
+            reader = self._decompressor.stream_reader(io.BytesIO(raw), read_across_frames=True)
             chunks: list[bytes] = []
             size = 0
             with reader:
@@ -146,4 +152,5 @@ class Archive:
                     size += len(chunk)
             return b"".join(chunks)
         except zstandard.ZstdError:
+            self._decompressor = None  # a fresh context for the next member, whatever state this one is in
             return None
