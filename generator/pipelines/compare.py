@@ -475,7 +475,7 @@ def render_comparison(result: ComparisonResult, *, runs: bool = True) -> Compari
 
     view = comparison_view(result)
     document = comparison_document(view, runs=runs)
-    return ComparisonOutput(result, document, comparison_markdown(result, document), view)
+    return ComparisonOutput(result, document, comparison_markdown(result, document, view.price), view)
 
 
 def run_comparison(inputs: ComparisonInputs, *, runs: bool = True) -> ComparisonOutput:

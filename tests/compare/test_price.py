@@ -77,6 +77,25 @@ def test_the_price_rows_and_note_say_the_source_and_the_missing_runs(dirs) -> No
     assert "Solved: 2 and 2 runs with a cost." in note
 
 
+def test_the_markdown_report_carries_the_price_after_the_verdict(dirs) -> None:
+    cand, base, _ = dirs
+    markdown = _reported_pair(cand, base).markdown
+    section = markdown.split("## Price of the decision\n", 1)[1].split("\n## ", 1)[0]
+    assert markdown.index("## Verdict") < markdown.index("## Price of the decision")
+    assert "| Cost per run | $2.00 | $5.50 | −$4.00 (−64%) [−$29.41, +$21.41] |" in section
+    assert "| Cost per solved task | $3.00 | $11.00 | — |" in section
+    assert "No cost for 1 candidate runs (left out, not 0): difference over 3 pairs." in section
+
+
+def test_no_price_section_without_cost_or_duration(dirs) -> None:
+    cand, base, _ = dirs
+    for exp, treatment in ((cand, CAND), (base, BASE)):
+        write_reported_run(exp, "t1", treatment, 1, True, {"turns": 3})
+    output = run_comparison(ComparisonInputs(cand, CAND, base, BASE, ks=(1,)))
+    assert not output.view.price.quantities
+    assert "## Price of the decision" not in output.markdown
+
+
 def test_one_side_without_any_value_has_no_paired_difference(dirs) -> None:
     cand, base, _ = dirs
     cost = _reported_pair(cand, base, baseline_costs=False).view.price.of("total_cost_usd")

@@ -27,9 +27,11 @@ from typing import Any
 from generator.model.common import SIDES, short_hash
 from generator.model.comparison import ComparisonResult
 from generator.model.logs import status_sentences
+from generator.model.price import Price
 from generator.model.runs import PART_STATES
 from generator.pages import format as fmt
 from generator.pages.comparison.context import AUDIT_COLUMNS, MANIFEST_FIELDS
+from generator.pages.comparison.price import price_note, price_rows
 from generator.pages.names import visible
 from generator.render.comparison import wording
 from generator.render.comparison.scores import pass_verdict_heading, score_lines
@@ -98,8 +100,8 @@ def _sides_text(sides: Sequence[str]) -> str:
     return " and ".join(sides)
 
 
-def comparison_markdown(result: ComparisonResult, document: Doc) -> str:
-    """The report of one result, from its JSON document."""
+def comparison_markdown(result: ComparisonResult, document: Doc, price: Price | None = None) -> str:
+    """The report of one result, from its JSON document (and the decision's *price*, issue 28)."""
     doc = document
     cand, base = doc["candidate"], doc["baseline"]
     ks = result.ks
@@ -133,6 +135,7 @@ def comparison_markdown(result: ComparisonResult, document: Doc) -> str:
         "",
         *score_lines(doc),
         *_verdict_section(doc),
+        *_price_section(price),
         *_matrix_section(doc),
         *_metrics_section(doc, ks),
         *_duration_section(doc),
@@ -192,6 +195,23 @@ def _verdict_section(doc: Doc) -> list[str]:
         )
     lines += [f"- Warning: {warning}" for warning in stats["warnings"]]
     return [*lines, ""]
+
+
+def _price_section(price: Price | None) -> list[str]:
+    """The price box of the page as a table: what each side costs per run, and the paired difference."""
+    if price is None or not price.quantities:
+        return []
+    rows = [
+        [what, candidate, baseline, " ".join(difference)] for what, candidate, baseline, difference in price_rows(price)
+    ]
+    return [
+        "## Price of the decision",
+        "",
+        *table(["Cost and duration", "Candidate", "Baseline", "Paired difference (95% interval)"], rows),
+        "",
+        price_note(price),
+        "",
+    ]
 
 
 def _matrix_section(doc: Doc) -> list[str]:
