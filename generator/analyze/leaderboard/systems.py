@@ -168,6 +168,7 @@ def system_result(
             [sum(outcomes[t]) for t in names],
             k,
             total_tasks=len(common_tasks),
+            names=names,
         )
         for k in ks
     )
@@ -208,7 +209,7 @@ def system_result(
         cost=cost,
         duration=duration,
         logs=experiment.logs,
-        mean=side_mean([means[t] for t in names], len(common_tasks)) if metric == "mean" else None,
+        mean=side_mean([means[t] for t in names], len(common_tasks), names=names) if metric == "mean" else None,
         task_means=means,
     )
 

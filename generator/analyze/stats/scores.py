@@ -42,9 +42,12 @@ FEW_TASKS = 30
 _MEAN_METHOD = "task-macro mean score: the mean over a task's repetitions, then over tasks"
 
 
-def side_mean(task_means: Sequence[float], total_tasks: int, confidence: float = 0.95) -> MetricEstimate:
+def side_mean(
+    task_means: Sequence[float], total_tasks: int, confidence: float = 0.95, names: Sequence[str] | None = None
+) -> MetricEstimate:
     """One side's task-macro mean score with the t interval over tasks (clipped to [0, 1]) and the
-    betting interval, from per-task means in a fixed (task name) order."""
+    betting interval, from per-task means; ``names`` (the tasks) order the betting interval by a keyed
+    hash (:func:`.intervals.betting_order`)."""
     values = np.asarray(task_means, dtype=float)
     T = int(values.size)
     if T == 0:
@@ -66,7 +69,7 @@ def side_mean(task_means: Sequence[float], total_tasks: int, confidence: float =
         T,
         total_tasks,
         t_interval(values, confidence),
-        betting_interval(values, confidence),
+        betting_interval(values, confidence, names=names),
         few,
         warning,
         _MEAN_METHOD,
@@ -189,8 +192,8 @@ def score_comparison(
     }
     return ScoreComparison(
         scorer=scorer,
-        candidate=side_mean(means["c"], total_tasks, confidence),
-        baseline=side_mean(means["b"], total_tasks, confidence),
+        candidate=side_mean(means["c"], total_tasks, confidence, scores.tasks),
+        baseline=side_mean(means["b"], total_tasks, confidence, scores.tasks),
         runs=runs,
         tasks=tasks,
         difference=difference,
