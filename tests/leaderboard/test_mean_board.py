@@ -177,3 +177,30 @@ def test_a_mean_board_is_not_noted_against_a_pass_at_k_comparison(tmp_path: Path
     assert family_notes("board", "Board", result, matches, calls).board  # the same metric: said
     other = [dataclasses.replace(m, same_metric=False) for m in matches]
     assert not family_notes("board", "Board", result, other, calls).board
+
+
+def test_mean_board_pages_show_the_mean_score_and_say_how_p_was_computed(tmp_path: Path) -> None:
+    from generator.pages.leaderboard.page import build_leaderboard_pages
+    from generator.pages.models import SiteInfo
+
+    rng = random.Random(7)  # irregular real-valued scores over 40 tasks: the sign-flip test runs by Monte Carlo
+    systems = {
+        label: {f"t{i:02d}": [round(rng.random() ** power, 6) for _ in range(2)] for i in range(40)}
+        for label, power in (("a", 0.8), ("b", 1.0))
+    }
+    result = _board(tmp_path, systems, "mean", baseline="b")
+    assert not result.pairs[0].sign_flip.exact
+    output = render_leaderboard(result)
+    pages = build_leaderboard_pages("lb", "Board", result, output.document, output.markdown, (), SiteInfo("t"))
+    board = pages.board.page
+    headers = [c.label for c in board.ranking_table.columns]  # type: ignore[attr-defined]
+    assert headers[headers.index("System") + 1 :][:4] == [
+        "Mean score",
+        "95% interval (t, over tasks)",
+        "Betting interval",
+        "pass@1",
+    ]
+    assert "p (sign-flip, Monte Carlo)" in [c.label for c in board.baseline_table.columns]  # type: ignore[attr-defined]
+    pair = pages.jobs[-1].make().page  # the one pair page
+    assert dict(pair.facts)["p (sign-flip, Monte Carlo)"]  # type: ignore[attr-defined]
+    assert "Difference in mean score" in dict(pair.facts)  # type: ignore[attr-defined]

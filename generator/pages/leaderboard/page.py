@@ -8,7 +8,7 @@ pages are light (facts and a per-task table).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -206,7 +206,7 @@ class _Builder:
                 Column("Difference", True),
                 Column(f"{1 - r.alpha:.0%} interval (task-clustered)"),
                 Column("Simultaneous interval", help="covers every comparison at once (see the method on hover)"),
-                Column("p (sign-flip, exact)", True),
+                Column(_sign_flip_label(b.pair for b in r.against_baseline), True),
                 Column(f"p adjusted ({r.correction})", True),
                 Column("Tier", True),
                 Column("Verdict"),
@@ -475,7 +475,7 @@ class _Builder:
             ("Tasks", f"{p.tasks:,}"),
             (f"Difference in {self.result.ranked_by}", _points(d.estimate) + " points"),
             (f"{d.interval.confidence:.0%} interval (task-clustered)", _diff_interval(d.interval)),
-            ("p (sign-flip, exact)", fmt.p_value(p.sign_flip.p_value)),
+            (_sign_flip_label((p,)), fmt.p_value(p.sign_flip.p_value)),
             (f"p adjusted ({self.result.correction}, all pairs)", fmt.p_value(p.p_adjusted)),
         )
         verdict = (
@@ -504,6 +504,11 @@ class _Builder:
 
 
 _SUMS = {"pass@k": "passes", "mean": "scores"}  # what a pair page's per-task columns hold
+
+
+def _sign_flip_label(pairs: Iterable[PairComparison]) -> str:
+    """The p-value column: "exact" only when every test shown was (real-valued scores can need Monte Carlo)."""
+    return "p (sign-flip, exact)" if all(p.sign_flip.exact for p in pairs) else "p (sign-flip, Monte Carlo)"
 
 
 def build_leaderboard_pages(
