@@ -8,7 +8,7 @@ p_t + Delta / (1 - 0.4) * (1 - p_t) (worse: p_t * (1 + Delta / 0.4)), so Delta i
 difference.  Every claim is measured against its nominal value with its Monte Carlo standard error
 (s.e.) and judged PASS when the measured value is within the tolerance allowing two s.e.
 
-    python bench/calibrate.py [--quick] [--seed 25] [--only mean_scores]
+    python bench/calibrate.py [--quick] [--seed 25] [--only mean_scores|mean_power|...]
 
 Seeded and deterministic: the same seed prints the same table.  Default about 4 minutes on one core;
 ``--quick`` about 30 seconds (fewer replications, larger s.e.).  Exit status 1 when a claim fails.
@@ -30,7 +30,13 @@ sys.path.insert(0, str(ROOT))
 
 from generator import stats  # noqa: E402
 from generator.analyze.leaderboard.tiers import greedy_tiers  # noqa: E402
-from generator.analyze.stats.rule import decide, paired_scores, tasks_needed  # noqa: E402
+from generator.analyze.stats.experiment import task_macro_from_counts  # noqa: E402
+from generator.analyze.stats.rule import (  # noqa: E402
+    decide,
+    minimum_detectable_difference,
+    paired_scores,
+    tasks_needed,
+)
 
 A, B = 1.2, 1.8
 MU = A / (A + B)
@@ -150,6 +156,48 @@ def mean_scores(table: Table, rng: np.random.Generator, n: int) -> None:
     _false_and_coverage(table, rng, n, ((20, 3), (80, 5), (300, 3)), _partial_credit, names)
 
 
+def mean_power(table: Table, rng: np.random.Generator, n: int) -> None:
+    """metric: mean: report the MDE (the rule's, as a mean-score page states it) from two equal systems
+    with scores in {0, .5, .8, 1}; run a new experiment on new tasks at that true difference."""
+    for tasks, reps in ((20, 3), (80, 1), (80, 5), (300, 3), (40, 10)):
+        hits, used, mdes = 0, 0, []
+        for _ in range(n):
+            mde = minimum_detectable_difference(paired_scores(*_partial_credit(rng, tasks, reps, 0.0)))
+            if mde is None or mde >= 1.0 - LEVEL_MU:
+                continue
+            mdes.append(mde)
+            hits += decide(paired_scores(*_partial_credit(rng, tasks, reps, mde))).outcome == stats.BETTER
+            used += 1
+        median = f"{100 * float(np.median(mdes)):.1f}" if mdes else "-"
+        setting = f"{tasks} x {reps}, scores 0/.5/.8/1, median MDE {median} pts"
+        table.add(
+            "mean: power at the reported MDE", setting, "80% +- 5", hits / max(used, 1), max(used, 1), within(0.8, 0.05)
+        )
+
+
+def betting(table: Table, rng: np.random.Generator, n: int) -> None:
+    """Coverage of the betting interval of one system's task-macro pass@1 for the task population's
+    (MU): tasks named in draw order, and named in order of difficulty (easiest first), where the
+    interval takes the tasks by a keyed hash of their names; the old name order on the same draws."""
+    for tasks, reps, by_difficulty in ((20, 1, False), (80, 5, False), (80, 5, True)):
+        covered, old = 0, 0
+        for _ in range(n):
+            p = pass_rates(rng, tasks)
+            if by_difficulty:
+                p = np.sort(p)[::-1]
+            passes = (rng.random((tasks, reps)) < p[:, None]).sum(axis=1).tolist()
+            names = [f"task-{i:04d}" for i in range(tasks)]
+            iv = task_macro_from_counts([reps] * tasks, passes, 1, names=names).pass_at_k.betting
+            covered += iv.lower is not None and iv.upper is not None and iv.lower <= MU <= iv.upper
+            if by_difficulty:
+                given = task_macro_from_counts([reps] * tasks, passes, 1).pass_at_k.betting  # name order
+                old += given.lower is not None and given.upper is not None and given.lower <= MU <= given.upper
+        setting = f"{tasks} x {reps}" + (", names sorted by difficulty" if by_difficulty else "")
+        table.add("betting 95% interval coverage", setting, ">= 95%", covered / n, n, at_least(0.95))
+        if by_difficulty:
+            table.note("old order (task names): coverage", setting, f"{100 * old / n:.1f}%", n)
+
+
 def power(table: Table, rng: np.random.Generator, n: int) -> None:
     """Report the MDE from two equal systems; run a new experiment at that true difference."""
     for tasks, reps in ((20, 1), (80, 1), (80, 5), (300, 3), (40, 10), (730, 1)):
@@ -247,6 +295,8 @@ STEPS: dict[str, tuple[Callable[[Table, np.random.Generator, int], None], int]] 
     "boards": (boards, 150),
     "histories": (histories, 300),
     "mean_scores": (mean_scores, 1000),
+    "mean_power": (mean_power, 500),
+    "betting": (betting, 1000),
 }
 
 
@@ -254,7 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--quick", action="store_true", help="about 30 seconds: fewer replications")
     parser.add_argument("--seed", type=int, default=25)
-    parser.add_argument("--only", choices=STEPS, help="run one case only (mean_scores: partial-credit scores)")
+    parser.add_argument(
+        "--only", choices=STEPS, help="run one case only (e.g. mean_scores, mean_power: partial-credit scores)"
+    )
     args = parser.parse_args(argv)
     scale = 8 if args.quick else 1
     table = Table()

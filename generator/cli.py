@@ -268,8 +268,6 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
     systems = tuple(SystemSpec(*_system_spec(text, formats, args.input_format)) for text in args.system)
     if formats:
         raise EvalsiteError(f"--system-format: no system is labelled {next(iter(formats))!r}")
-    if args.metric == "mean":  # fail closed: a leaderboard ranks by pass@1 (issue 29, not done yet)
-        raise EvalsiteError("--metric: mean is not available for leaderboards yet (they rank by pass@1)")
     inputs = LeaderboardInputs(
         systems=systems,
         baseline=args.baseline,
@@ -278,6 +276,7 @@ def _run_leaderboard(args: argparse.Namespace) -> int:
         alpha=alpha,
         correction=check_correction(args.correction),
         import_options=ImportOptions(_threshold(args.pass_threshold), args.scorer or None, args.errors_as_failures),
+        metric=check_metric(args.metric),
     )
     report_format: Literal["json", "markdown"] = "json" if args.format == "json" else "markdown"
     if args.out:

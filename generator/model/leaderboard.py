@@ -17,13 +17,22 @@ from typing import Final, Literal
 from generator.model.comparison import Issue
 from generator.model.formats import FORMATS, ImportOptions
 from generator.model.logs import SideLogs
-from generator.model.stats import ClusteredDifference, Interval, MacroSummary, PowerAnalysis, SignFlipTest
+from generator.model.scores import DEFAULT_METRIC, ScoreMetric
+from generator.model.stats import (
+    ClusteredDifference,
+    Interval,
+    MacroSummary,
+    MetricEstimate,
+    PowerAnalysis,
+    SignFlipTest,
+)
 
 __all__ = [
     "CORRECTIONS",
     "CORRECTION_NAMES",
     "DEFAULT_ALPHA",
     "LEADERBOARD_SCHEMA",
+    "RANKED_BY",
     "SYSTEM_FORMATS",
     "TIER_RULE",
     "BaselineComparison",
@@ -59,6 +68,8 @@ GROUPS_RULE: Final = (
     "tell them apart and they share at least two tasks (each group is a largest set of systems no two of "
     "which are told apart). Systems that share fewer than two tasks are not comparable: never grouped together."
 )
+#: What a board's metric ranks by, as its pages and report name it (``metric: mean``: issue 29).
+RANKED_BY: Final[Mapping[ScoreMetric, str]] = {"pass@k": "pass@1", "mean": "mean score"}
 #: Input formats a system can be read from (the importers add more; one reading function dispatches).
 SYSTEM_FORMATS: Final = FORMATS  # every importer a comparison side has (docs/importers.md)
 
@@ -96,6 +107,8 @@ class LeaderboardInputs:
     rebase_artifacts: bool = False
     # how imported systems decide pass and exclusion (pass_threshold, scorer, errors_as_failures)
     import_options: ImportOptions = ImportOptions()
+    # what ranks and decides: pass@k (task-macro pass@1) or mean (the task-macro mean score, issue 29)
+    metric: ScoreMetric = DEFAULT_METRIC
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,7 @@ class SystemRun:
     manifest: str  # manifest source, or "invalid"
     duration_seconds: float | None  # aligned runs only, from the system's source (``SystemResult.duration``)
     cost_usd: float | None
+    score: float | None = None  # metric mean: the aligned run's score in [0, 1] (None otherwise)
 
 
 @dataclass(frozen=True)
@@ -166,6 +180,10 @@ class SystemResult:
     rank: int = 0
     tier: int = 0
     logs: SideLogs | None = None  # an imported system's logs and their run status (model/logs.py)
+    # metric mean (issue 29): the task-macro mean score with its t and betting intervals, and each task's
+    # mean score over its aligned runs; None and empty for a pass@k board
+    mean: MetricEstimate | None = None
+    task_means: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def run_status(self) -> str | None:
@@ -183,6 +201,18 @@ class SystemResult:
     def pass_at_1(self) -> float | None:
         return self.macro[0].pass_at_k.estimate if self.macro and self.macro[0].k == 1 else None
 
+    @property
+    def ranked_estimate(self) -> MetricEstimate | None:
+        """What the board ranks the system by: its mean score (metric mean), else its task-macro pass@1."""
+        if self.mean is not None:
+            return self.mean
+        return self.macro[0].pass_at_k if self.macro and self.macro[0].k == 1 else None
+
+    @property
+    def ranked_value(self) -> float | None:
+        estimate = self.ranked_estimate
+        return estimate.estimate if estimate is not None else None
+
 
 @dataclass(frozen=True)
 class PairComparison:
@@ -193,8 +223,9 @@ class PairComparison:
     pairs: int
     tasks: int
     issue_counts: Mapping[str, int]  # the pair alignment's issues, by reason
-    per_task: tuple[tuple[str, int, int, int], ...]  # (task, pairs, a passes, b passes)
-    difference: ClusteredDifference  # 95% task-clustered
+    # (task, pairs, a's sum, b's sum): passes (pass@k), or scores (metric mean: floats)
+    per_task: tuple[tuple[str, int, float, float], ...]
+    difference: ClusteredDifference  # 95% task-clustered, in the board's metric
     sign_flip: SignFlipTest
     p_adjusted: float  # within the family of all pairs, with the leaderboard's correction
     distinguishable: bool  # p_adjusted < alpha
@@ -221,7 +252,7 @@ class LeaderboardResult:
     correction: Correction
     tasks: tuple[str, ...]
     expected_keys: int
-    systems: tuple[SystemResult, ...]  # ranked: task-macro pass@1, best first
+    systems: tuple[SystemResult, ...]  # ranked: task-macro pass@1 (metric mean: mean score), best first
     baseline: str | None
     against_baseline: tuple[BaselineComparison, ...]  # ranking order, baseline left out
     pairs: tuple[PairComparison, ...]  # every unordered pair, a ranked above b
@@ -232,6 +263,12 @@ class LeaderboardResult:
     # when the corrected all-pairs test does not distinguish them and they share at least two tasks.
     groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     not_comparable: tuple[tuple[str, str], ...] = ()  # pairs sharing fewer than two tasks: never grouped
+    metric: ScoreMetric = DEFAULT_METRIC  # what ranks and what the pairs' differences are in
+
+    @property
+    def ranked_by(self) -> str:
+        """The metric's name on pages and in the report: "pass@1" or "mean score"."""
+        return RANKED_BY[self.metric]
 
     @property
     def run_status(self) -> tuple[str, ...]:

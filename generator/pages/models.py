@@ -419,6 +419,7 @@ class LeaderboardPage:
     frontier_note: str
     coverage_table: Table
     issues_table: Table
+    ranked_by: str = "pass@1"  # what ranks: "pass@1", or "mean score" (metric mean, issue 29)
     template: ClassVar[str] = "leaderboard.html"
 
 

@@ -33,6 +33,7 @@ from generator.model.leaderboard import (
     check_correction,
 )
 from generator.model.runs import CaseManifest, Experiment, Key
+from generator.model.scores import check_metric
 from generator.pages.leaderboard.links import SideMatch
 from generator.read.comet.experiment import treatment_hint
 from generator.read.comet.manifest import fallback_manifest
@@ -101,6 +102,7 @@ def check_leaderboard_inputs(inputs: LeaderboardInputs) -> None:
         check_alpha(inputs.alpha)
         check_correction(inputs.correction)
         normalize_ks(list(inputs.ks))
+        check_metric(inputs.metric)
     except ValueError as error:
         raise EvalsiteError(str(error)) from None
 
@@ -136,7 +138,8 @@ def evidence_matches(config: SiteConfig, built: Collection[str]) -> tuple[SideMa
             for side, spec in (("candidate", comparison.candidate), ("baseline", comparison.baseline)):
                 label = systems.get(key(spec.paths, spec.treatment, spec.format))  # a list of logs is no one file
                 if label is not None:
-                    found.append(SideMatch(board.id, board.title, label, comparison.id, comparison.title, side))
+                    same = comparison.metric == board.metric
+                    found.append(SideMatch(board.id, board.title, label, comparison.id, comparison.title, side, same))
     return tuple(found)
 
 
@@ -174,7 +177,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
         }
         telemetry = {key: artifact.telemetry for key, artifact in artifacts.items()}
         reported = {key: artifact.reported for key, artifact in artifacts.items()}
-        systems.append(system_result(spec, experiment, alignment, common, telemetry, ks, reported))
+        systems.append(system_result(spec, experiment, alignment, common, telemetry, ks, reported, inputs.metric))
     return assemble(
         LeaderboardInputs(
             inputs.systems,
@@ -185,6 +188,7 @@ def compute_leaderboard(inputs: LeaderboardInputs) -> LeaderboardResult:
             check_correction(inputs.correction),
             inputs.rebase_artifacts,
             inputs.import_options,
+            check_metric(inputs.metric),
         ),
         systems,
         experiments,

@@ -203,6 +203,7 @@ class LeaderboardConfig:
     pass_threshold: float = 1.0
     scorer: str | None = None
     errors_as_failures: bool = False
+    metric: ScoreMetric = DEFAULT_METRIC
 
     def inputs(self) -> LeaderboardInputs:
         """What the leaderboard pipeline ranks (docs/leaderboard.md)."""
@@ -214,6 +215,7 @@ class LeaderboardConfig:
             alpha=self.alpha,
             correction=self.correction,
             import_options=ImportOptions(self.pass_threshold, self.scorer, self.errors_as_failures),
+            metric=self.metric,
         )
 
 
@@ -410,8 +412,6 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
         correction = check_correction(data.get("correction", "holm"))
     except ValueError as error:
         raise _fail(where, str(error)) from None
-    if _metric(data.get("metric", DEFAULT_METRIC), f"{where} metric") == "mean":  # ranks by pass@1 (issue 29)
-        raise _fail(f"{where} metric", "mean is not available for leaderboards yet (they rank by pass@1)")
     return LeaderboardConfig(
         id=entry_id,
         title=_text(data["title"], f"{where} title"),
@@ -421,6 +421,7 @@ def _leaderboard(value: Any, index: int, base: Path, seen: dict[str, str]) -> Le
         ks=_ks(data["ks"], f"{where} ks") if "ks" in data else (1,),
         alpha=alpha,
         correction=correction,
+        metric=_metric(data.get("metric", DEFAULT_METRIC), f"{where} metric"),  # mean: ranks by the mean score
         **_import_options(data, where),
     )
 

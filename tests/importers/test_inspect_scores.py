@@ -136,5 +136,6 @@ def test_config_takes_metric_and_refuses_others(tmp_path: Path) -> None:
     with pytest.raises(EvalsiteError, match=r"comparison 'c' metric: metric must be one of pass@k, mean, not 'median'"):
         parse_config(config({**entry, "metric": "median"}), tmp_path)
     board = {"id": "b", "title": "b", "systems": [{**side, "label": "x"}, {**side, "label": "y"}], "metric": "mean"}
-    with pytest.raises(EvalsiteError, match="mean is not available for leaderboards yet"):
-        parse_config(config(board, "leaderboards"), tmp_path)
+    assert parse_config(config(board, "leaderboards"), tmp_path).leaderboards[0].inputs().metric == "mean"
+    with pytest.raises(EvalsiteError, match=r"leaderboard 'b' metric: metric must be one of pass@k, mean, not 'media"):
+        parse_config(config({**board, "metric": "median"}, "leaderboards"), tmp_path)

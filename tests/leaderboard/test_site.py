@@ -7,8 +7,10 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 
+from generator.pages.leaderboard.common import pair_url, system_url
 from generator.pipelines.build import build_site
 from generator.read.config import load_config, parse_config
 
@@ -36,15 +38,18 @@ def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch)
     assert len(pages) == 1 + systems + systems * (systems - 1) // 2
     assert with_board.pages == sum(1 for name in a if name.endswith("index.html"))
     changed = {name for name in a.keys() & b.keys() if a[name] != b[name]}
-    # a comparison whose two sides are systems of the board links its pages and, when the verdicts
+    # a comparison whose two sides are systems of a board links its pages and, when the verdicts
     # differ, says why (issue 25): the only other pages that change
     both = {
         f"comparisons/{c.id}/index.html"
         for c in config.comparisons
-        if {c.candidate.experiment, c.baseline.experiment} <= {s.experiment for s in board.systems}
+        for other in config.leaderboards
+        if {c.candidate.experiment, c.baseline.experiment} <= {s.experiment for s in other.systems}
     }
-    assert both and changed <= {"index.html", "data.json", ".evalsite-site"} | both
-    assert set(a) - set(b) == {name for name in a if name.startswith(prefix)} | {"assets/leaderboard.js"}
+    assert "comparisons/agent-a-vs-agent-b/index.html" in both
+    assert changed <= {"index.html", "data.json", ".evalsite-site"} | both
+    boards = {name for name in a if any(name.startswith(f"leaderboards/{o.id}/") for o in config.leaderboards)}
+    assert set(a) - set(b) == boards | {"assets/leaderboard.js"}
     doc = json.loads(a[prefix + "data.json"])
     assert doc["schema"] == "evalsite.leaderboard.v1" and doc["baseline"] == board.baseline
     index = a["index.html"].decode("utf-8")
@@ -56,3 +61,40 @@ def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch)
         if name.startswith(prefix):
             assert str(REPO).encode() not in data and b"/tmp/" not in data
             assert tempfile.gettempdir().encode() not in data
+
+
+def test_the_example_mean_board_agrees_with_its_comparison(tmp_path: Path, monkeypatch) -> None:
+    """The example's ``metric: mean`` board (issue 29) reads the logs of the partial-credit comparison:
+    the board's pair is that comparison's verdict, in the mean score, on every page and in data.json."""
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    raw = yaml.safe_load((REPO / "site-config.yaml").read_text(encoding="utf-8"))
+    raw.pop("history")
+    raw.pop("reports", None)
+    raw["comparisons"] = [c for c in raw["comparisons"] if c["id"] == "inspect-partial-credit"]
+    raw["leaderboards"] = [b for b in raw["leaderboards"] if b.get("metric") == "mean"]
+    assert len(raw["comparisons"]) == len(raw["leaderboards"]) == 1
+    board = raw["leaderboards"][0]
+    build_site(parse_config(raw, REPO), tmp_path / "site")
+    a = _files(tmp_path / "site")
+    prefix = f"leaderboards/{board['id']}/"
+    doc = json.loads(a[prefix + "data.json"])
+    comparison = json.loads(a["comparisons/inspect-partial-credit/data.json"])
+    mean = comparison["scores"]["mean"]
+    assert doc["metric"] == "mean" and doc["scorer"] == "partial"
+    assert [s["label"] for s in doc["systems"]] == ["candidate-model", "baseline-model"]
+    assert doc["systems"][0]["mean_score"]["estimate"] == pytest.approx(mean["candidate"]["estimate"], abs=1e-12)
+    (against,) = doc["against_baseline"]
+    assert against["difference"] == pytest.approx(mean["difference"]["estimate"], abs=1e-12)
+    assert against["p_value"] == pytest.approx(mean["sign_flip"]["p_value"], abs=1e-12)
+    assert against["outcome"] == mean["verdict"]["outcome"] == "candidate better"
+    html = a[prefix + "index.html"].decode("utf-8")
+    for needed in ("by task-macro mean score", "Mean score", "Betting interval", "Cost or duration versus mean score"):
+        assert needed in html
+    system = a[prefix + system_url(board["id"], "candidate-model").split(prefix, 1)[1]].decode("utf-8")
+    pair = a[pair_url(board["id"], "candidate-model", "baseline-model")].decode("utf-8")
+    assert "Difference in mean score" in pair and "passes<" not in pair
+    assert "pass@1 (not deciding)" in system and ">Score<" in system
+    index = a["index.html"].decode("utf-8")
+    assert "Systems by task-macro mean score" in index
+    # the same metric on both: no family sentence (one pair, no correction: the verdicts agree)
+    assert "this same pair is" not in a["comparisons/inspect-partial-credit/index.html"].decode("utf-8")

@@ -234,3 +234,35 @@ def test_reference_bounds_with_no_discordant_pairs():
         assert r.lower == -r.upper
     assert reference_paired_bounds(0, 0, 70).upper > 0.05 > reference_paired_bounds(0, 0, 72).upper
     assert reference_paired_bounds(1, 0, 0).lower is None
+
+
+def test_betting_order_is_a_keyed_hash_of_the_names_fixed_before_outcomes():
+    from generator.analyze.stats.intervals import betting_order
+
+    names = [f"task-{i:03d}" for i in range(50)]
+    order = betting_order(names)
+    assert sorted(order) == list(range(50)) and order != list(range(50))  # a permutation, not name order
+    backwards = list(reversed(names))
+    assert [backwards[i] for i in betting_order(backwards)] == [names[i] for i in order]  # from the names only
+    x = [i / 49 for i in range(50)]
+    by_name = betting_interval([x[i] for i in order], 0.95)
+    assert betting_interval(x, 0.95, names=names).lower == by_name.lower  # the values taken in that order
+    with pytest.raises(ValueError, match="one name per value"):
+        betting_interval(x, 0.95, names=names[:-1])
+
+
+def test_names_that_sort_with_the_outcome_no_longer_exclude_the_estimate():
+    """Tasks named easiest first (every pass sorts before every failure): taken in name order, the
+    betting interval excluded its own point estimate ([0.80, 0.84] around 0.42); by the keyed hash of
+    the names it holds it, and so does the site's task macro."""
+    from generator.analyze.stats.experiment import task_macro
+
+    names = [f"task-{i:03d}" for i in range(100)]
+    x = [1.0 if i < 42 else 0.0 for i in range(100)]
+    old = betting_interval(x, 0.95)  # the order given: name order
+    assert old.lower is not None and old.lower > 0.42 + 0.3
+    new = betting_interval(x, 0.95, names=names)
+    assert new.lower is not None and new.upper is not None and new.lower < 0.42 < new.upper
+    assert "keyed hash" in new.method
+    macro = task_macro({name: [bool(v)] for name, v in zip(names, x, strict=True)}, 1)
+    assert macro.pass_at_k.betting == new

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from generator.analyze.stats.scores import score_comparison
 from generator.model.comparison import Pair
 from generator.model.errors import EvalsiteError
+from generator.model.runs import RunRecord
 from generator.model.scores import (
     ScoreComparison,
     ScoreMetric,
@@ -25,7 +26,7 @@ from generator.model.scores import (
     scorer_values,
 )
 
-__all__ = ["mean_scores", "score_section", "scorer_means"]
+__all__ = ["checked_score", "mean_scores", "score_section", "scorer_means"]
 
 #: Scorers shown beside the deciding one, at most.
 MAX_SCORERS = 20
@@ -41,15 +42,21 @@ def mean_scores(pairs: Sequence[Pair]) -> tuple[dict[str, list[float]], dict[str
     out: tuple[dict[str, list[float]], dict[str, list[float]]] = ({}, {})
     for pair in pairs:
         for held, record in zip(out, (pair.candidate, pair.baseline), strict=True):
-            score = run_score(record)
-            if score is None or not 0.0 <= score <= 1.0:
-                what = "no numeric score" if score is None else f"the score {score:g}, outside [0, 1]"
-                raise EvalsiteError(
-                    f"metric mean: {record.side} run {_shown(pair.task)} repetition {pair.rep} has {what}; "
-                    "the mean needs every matched run scored between 0 and 1 (use metric pass@k with a pass_threshold)"
-                )
-            held.setdefault(pair.task, []).append(score)
+            held.setdefault(pair.task, []).append(checked_score(record, f"{record.side} run"))
     return out
+
+
+def checked_score(record: RunRecord, who: str) -> float:
+    """The run's score (:func:`generator.model.scores.run_score`) when it is a number in [0, 1]; else an
+    EvalsiteError in one line naming ``who`` (the side or the system), the task and the repetition."""
+    score = run_score(record)
+    if score is None or not 0.0 <= score <= 1.0:
+        what = "no numeric score" if score is None else f"the score {score:g}, outside [0, 1]"
+        raise EvalsiteError(
+            f"metric mean: {who} {_shown(record.task)} repetition {record.rep} has {what}; "
+            "the mean needs every matched run scored between 0 and 1 (use metric pass@k with a pass_threshold)"
+        )
+    return score
 
 
 def scorer_means(pairs: Sequence[Pair], deciding: str | None) -> tuple[ScorerMeans, ...]:

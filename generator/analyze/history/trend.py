@@ -66,7 +66,8 @@ def _point(side: SideCounts) -> SidePoint:
     counted = [t for t in side.tasks if t.runs > 0]
     if not counted:
         return SidePoint(side.label, None, None, None, 0)
-    macro = task_macro_from_counts([t.runs for t in counted], [t.passes for t in counted], 1, confidence=CONFIDENCE)
+    runs, passes, names = [t.runs for t in counted], [t.passes for t in counted], [t.task for t in counted]
+    macro = task_macro_from_counts(runs, passes, 1, confidence=CONFIDENCE, names=names)
     interval = macro.pass_at_k.interval
     return SidePoint(side.label, macro.pass_at_k.estimate, interval.lower, interval.upper, len(counted))
 

@@ -9,6 +9,10 @@ tiers).  A difference is called only when the adjusted sign-flip p-value is belo
 alpha *and* the task-clustered (1 - alpha) interval excludes zero: the comparison
 pages' two-condition rule, so the leaderboard never calls a difference the
 comparison page of the same pair would not.
+
+With ``metric: mean`` (issue 29) the board ranks by the task-macro mean score and every pair is
+tested on its per-task mean score differences with the same rule (:mod:`.evidence`); on 0/1 scores
+the numbers are pass@1's.
 """
 
 from __future__ import annotations
@@ -18,11 +22,11 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 
 from generator.analyze.comparison.alignment import align
+from generator.analyze.comparison.scores import checked_score
+from generator.analyze.leaderboard.evidence import PairedEvidence, PerTask, paired_evidence
 from generator.analyze.leaderboard.multiplicity import CORRECTION_NAMES, adjust
 from generator.analyze.leaderboard.systems import expected_keys
 from generator.analyze.leaderboard.tiers import greedy_tiers, pareto_frontier
-from generator.analyze.stats.paired import clustered_difference, pair_outcomes, sign_flip_test
-from generator.analyze.stats.power import minimum_detectable_effect, tasks_needed_for
 from generator.model.leaderboard import (
     BaselineComparison,
     Correction,
@@ -32,14 +36,16 @@ from generator.model.leaderboard import (
     SystemResult,
 )
 from generator.model.runs import Experiment, Key
-from generator.model.stats import BETTER, NOT_DISTINGUISHABLE, WORSE, Interval, PairedCounts, PowerAnalysis
+from generator.model.stats import BETTER, NOT_DISTINGUISHABLE, WORSE, Interval, PowerAnalysis
 
 __all__ = ["assemble", "rank", "simultaneous_confidence"]
 
+_Counted = tuple[PairedEvidence, Counter[str], PerTask]
+
 
 def rank(systems: Sequence[SystemResult]) -> list[SystemResult]:
-    """Best task-macro pass@1 first; undefined last; ties by label."""
-    return sorted(systems, key=lambda s: (s.pass_at_1 is None, -(s.pass_at_1 or 0.0), s.label))
+    """Best task-macro pass@1 (metric mean: mean score) first; undefined last; ties by label."""
+    return sorted(systems, key=lambda s: (s.ranked_value is None, -(s.ranked_value or 0.0), s.label))
 
 
 def _as_baseline(experiment: Experiment) -> Experiment:
@@ -47,24 +53,29 @@ def _as_baseline(experiment: Experiment) -> Experiment:
     return dataclasses.replace(experiment, side="baseline", records=records)
 
 
-def _counts(
-    a: Experiment, b: Experiment, common: frozenset[Key]
-) -> tuple[PairedCounts, Counter[str], list[tuple[str, int, int, int]]]:
+def _counts(a: Experiment, b: Experiment, common: frozenset[Key], scored: bool) -> _Counted:
+    """The pair (a, b) over the common keys both have strictly aligned: its evidence in the board's
+    metric (outcomes, or scores when ``scored``), the alignment's issues by reason and the per-task sums."""
     alignment = align(
         a.records,
         b.records,
         candidate_expected=expected_keys(a),
         baseline_expected=expected_keys(b),
     )
-    results: dict[str, tuple[list[bool], list[bool]]] = {}
+    results: dict[str, tuple[list[float], list[float]]] = {}
     for pair in alignment.pairs:
         if pair.key in common:
             left, right = results.setdefault(pair.task, ([], []))
-            left.append(pair.candidate.passed)
-            right.append(pair.baseline.passed)
-    counts = pair_outcomes({t: v[0] for t, v in results.items()}, {t: v[1] for t, v in results.items()})
-    per_task = [(t, len(v[0]), sum(v[0]), sum(v[1])) for t, v in sorted(results.items())]
-    return counts, Counter(issue.reason for issue in alignment.issues), per_task
+            if scored:
+                left.append(checked_score(pair.candidate, "a system's run"))
+                right.append(checked_score(pair.baseline, "a system's run"))
+            else:
+                left.append(pair.candidate.passed)
+                right.append(pair.baseline.passed)
+    evidence, per_task = paired_evidence(
+        {t: v[0] for t, v in results.items()}, {t: v[1] for t, v in results.items()}, scored=scored
+    )
+    return evidence, Counter(issue.reason for issue in alignment.issues), per_task
 
 
 def simultaneous_confidence(alpha: float, family: int, correction: Correction, rejections: int) -> float:
@@ -102,11 +113,12 @@ def assemble(
     ranked = rank(systems)
     labels = [s.label for s in ranked]
     baselines = {label: _as_baseline(experiments[label]) for label in labels}
-    raw: list[tuple[str, str, PairedCounts, Counter[str], list[tuple[str, int, int, int]]]] = []
+    scored = inputs.metric == "mean"
+    raw: list[tuple[str, str, PairedEvidence, Counter[str], PerTask]] = []
     for i, a in enumerate(labels):
         for b in labels[i + 1 :]:
-            raw.append((a, b, *_counts(experiments[a], baselines[b], common)))
-    tests = [(clustered_difference(c, confidence), sign_flip_test(c)) for _a, _b, c, _i, _t in raw]
+            raw.append((a, b, *_counts(experiments[a], baselines[b], common, scored)))
+    tests = [(c.difference(confidence), c.sign_flip()) for _a, _b, c, _i, _t in raw]
     # the corrected family is the pairs actually compared (>= 2 shared tasks), as generator.stats.leaderboard's
     compared = [i for i, (difference, _f) in enumerate(tests) if difference.tasks >= 2]
     adjusted = [1.0] * len(tests)
@@ -119,7 +131,7 @@ def assemble(
             pairs=counts.pairs,
             tasks=difference.tasks,
             issue_counts=dict(sorted(issues.items())),
-            per_task=tuple(per_task),
+            per_task=per_task,
             difference=difference,
             sign_flip=flip,
             p_adjusted=p_adj,
@@ -161,6 +173,7 @@ def assemble(
         frontier=frontier,
         groups=groups,
         not_comparable=not_comparable,
+        metric=inputs.metric,
     )
 
 
@@ -190,16 +203,12 @@ def _groups(
     return groups, tuple((p.a, p.b) for p in pairs if not _comparable(p))
 
 
-_Counted = tuple[PairedCounts, Counter[str], list[tuple[str, int, int, int]]]
-
-
 def _oriented(cache: Mapping[tuple[str, str], _Counted], a: str, b: str) -> _Counted:
     """The pair (a, b) from the all-pairs alignment, swapped when it was aligned as (b, a)."""
     if (a, b) in cache:
         return cache[(a, b)]
-    counts, issues, per_task = cache[(b, a)]
-    swapped = PairedCounts(counts.tasks, counts.reps, counts.losses, counts.wins, counts.both_pass)
-    return swapped, issues, [(t, n, y, x) for t, n, x, y in per_task]
+    evidence, issues, per_task = cache[(b, a)]
+    return evidence.swapped(), issues, tuple((t, n, y, x) for t, n, x, y in per_task)
 
 
 def _against_baseline(
@@ -209,8 +218,8 @@ def _against_baseline(
     assert base is not None
     others = [label for label in labels if label != base]
     counted = [_oriented(cache, label, base) for label in others]
-    differences = [clustered_difference(c, 1.0 - alpha) for c, _i, _t in counted]
-    flips = [sign_flip_test(c) for c, _i, _t in counted]
+    differences = [c.difference(1.0 - alpha) for c, _i, _t in counted]
+    flips = [c.sign_flip() for c, _i, _t in counted]
     adjusted = adjust([f.p_value for f in flips], correction)
     rejections = sum(1 for p in adjusted if p < alpha)
     level = simultaneous_confidence(alpha, len(others), correction, rejections)
@@ -219,7 +228,7 @@ def _against_baseline(
     for label, (counts, issues, per_task), difference, flip, p_adj in zip(
         others, counted, differences, flips, adjusted, strict=True
     ):
-        simultaneous = clustered_difference(counts, level).interval
+        simultaneous = counts.difference(level).interval
         simultaneous = dataclasses.replace(
             simultaneous,
             method=f"task-clustered t interval at {level:.4g} per comparison "
@@ -231,16 +240,17 @@ def _against_baseline(
         )
         # planned at alpha / m: a p-value below it is rejected by Bonferroni, hence by Holm and BH too
         planning_alpha = alpha if correction == "none" else alpha / len(others)
-        power = minimum_detectable_effect(counts, alpha=planning_alpha) if counts.pairs else None
+        power = counts.power(planning_alpha) if counts.pairs else None
         outcome = _called(p_adj, difference.interval, alpha)
-        sentence = _sentence(outcome, label, base, difference.estimate, p_adj, name, alpha, power)
+        needed = _needed(counts, power, difference.estimate) if outcome == NOT_DISTINGUISHABLE else None
+        sentence = _sentence(outcome, label, base, difference.estimate, (p_adj, name, alpha), power, needed)
         pair = PairComparison(
             label,
             base,
             counts.pairs,
             difference.tasks,
             dict(sorted(issues.items())),
-            tuple(per_task),
+            per_task,
             difference,
             flip,
             p_adj,
@@ -250,16 +260,23 @@ def _against_baseline(
     return tuple(out)
 
 
+def _needed(evidence: PairedEvidence, power: PowerAnalysis | None, estimate: float | None) -> int | None:
+    """About how many tasks the rule would need to detect the observed difference (None: not said)."""
+    if power is None or estimate is None or abs(estimate) < 0.005:
+        return None
+    return evidence.tasks_needed(power, abs(estimate))
+
+
 def _sentence(
     outcome: str,
     label: str,
     base: str,
     estimate: float | None,
-    p_adj: float,
-    correction: str,
-    alpha: float,
+    test: tuple[float, str, float],
     power: PowerAnalysis | None,
+    needed: int | None,
 ) -> str:
+    p_adj, correction, alpha = test
     if estimate is None:
         return f"{label} was not compared with {base}: no strictly matched pair"
     shown = f"{100 * estimate:+.1f} points, adjusted p = {p_adj:.3g} ({correction})"
@@ -268,17 +285,15 @@ def _sentence(
     if outcome == WORSE:
         return f"{label} is worse than {base} ({shown})"
     sentence = f"{label} is not distinguishable from {base} at alpha {alpha:g} after correction ({shown})"
-    if power is not None and abs(estimate) >= 0.005:
-        needed = tasks_needed_for(power, abs(estimate))
-        if needed is not None:
-            sentence += f"; about {needed:,} tasks would be needed to detect {100 * abs(estimate):.1f} points" + (
-                f" at alpha {power.alpha:.2g} (the corrected level)" if power.alpha < alpha else ""
-            )
+    if power is not None and needed is not None:
+        sentence += f"; about {needed:,} tasks would be needed to detect {100 * abs(estimate):.1f} points" + (
+            f" at alpha {power.alpha:.2g} (the corrected level)" if power.alpha < alpha else ""
+        )
     return sentence
 
 
 def _frontier(ranked: Sequence[SystemResult]) -> tuple[str | None, tuple[str, ...]]:
-    """Cost when two or more systems have it, else duration; the Pareto frontier against pass@1."""
+    """Cost when two or more systems have it, else duration; the Pareto frontier against the ranked metric."""
     getters: tuple[tuple[str, Callable[[SystemResult], float | None]], ...] = (
         ("total_cost_usd", lambda s: s.cost.mean),
         ("duration_seconds", lambda s: s.duration.mean),
@@ -286,7 +301,7 @@ def _frontier(ranked: Sequence[SystemResult]) -> tuple[str | None, tuple[str, ..
     for field, get in getters:
         points: dict[str, tuple[float, float]] = {}
         for s in ranked:
-            value, score = get(s), s.pass_at_1
+            value, score = get(s), s.ranked_value
             if value is not None and score is not None:
                 points[s.label] = (value, score)
         if len(points) >= 2:

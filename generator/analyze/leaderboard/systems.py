@@ -6,7 +6,9 @@ expected keys: every single-side rule applies (duplicate runs, missing
 repetitions, unexpected runs, invalid manifests, quality exclusions, hash drift
 between repetitions).  Its coverage is the share of the leaderboard's common
 expected keys (the union of every system's expected keys) that it has as an
-aligned run; a common key it has no run for is disclosed as an issue.
+aligned run; a common key it has no run for is disclosed as an issue.  Under ``metric: mean``
+(issue 29) it also has its task-macro mean score over the same aligned runs, every one of which
+must have a score in [0, 1] (one line otherwise: ``checked_score``).
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ from typing import Any
 
 from generator.analyze.comparison.alignment import align, matrix_issues
 from generator.analyze.comparison.price import side_values
+from generator.analyze.comparison.scores import checked_score
 from generator.analyze.stats.experiment import task_macro_from_counts
+from generator.analyze.stats.scores import side_mean
 from generator.model.common import is_number
 from generator.model.comparison import Alignment, Issue
 from generator.model.leaderboard import RunAccuracy, SystemResult, SystemRun, SystemSpec, Telemetry
 from generator.model.runs import Experiment, Key
+from generator.model.scores import DEFAULT_METRIC, ScoreMetric
 
 __all__ = ["expected_keys", "run_accuracy", "system_alignment", "system_result"]
 
@@ -131,9 +136,10 @@ def system_result(
     telemetry: Mapping[Key, Mapping[str, Any] | None],
     ks: Sequence[int],
     reported: Mapping[Key, Mapping[str, Any] | None] | None = None,
+    metric: ScoreMetric = DEFAULT_METRIC,
 ) -> SystemResult:
     """Metrics of one system over its aligned runs; ``telemetry`` (re-derived) and ``reported`` (what the
-    harness reported) are per aligned key (None: none)."""
+    harness reported) are per aligned key (None: none); ``metric`` mean adds the mean score."""
     common_tasks = sorted({task for task, _rep in common_keys})
     issues = list(alignment.issues)
     seen = {(record.task, record.rep) for record in experiment.records}
@@ -142,6 +148,8 @@ def system_result(
         issues.append(Issue(task, rep, "missing-repetition", "no run (the key is expected by another system)"))
     outcomes: dict[str, list[bool]] = {}
     reps: dict[str, list[int]] = {}
+    scores: dict[str, list[float]] = {}
+    by_key: dict[Key, float] = {}
     aligned: set[Key] = set()
     for pair in alignment.pairs:  # (task, rep) order
         if pair.key not in common_keys:
@@ -149,13 +157,18 @@ def system_result(
         aligned.add(pair.key)
         outcomes.setdefault(pair.task, []).append(pair.candidate.passed)
         reps.setdefault(pair.task, []).append(pair.rep)
+        if metric == "mean":
+            by_key[pair.key] = checked_score(pair.candidate, f"system {spec.label!r} run")
+            scores.setdefault(pair.task, []).append(by_key[pair.key])
     names = sorted(outcomes)
+    means = {t: statistics.fmean(scores[t]) for t in names} if metric == "mean" else {}
     macro = tuple(
         task_macro_from_counts(
             [len(outcomes[t]) for t in names],
             [sum(outcomes[t]) for t in names],
             k,
             total_tasks=len(common_tasks),
+            names=names,
         )
         for k in ks
     )
@@ -174,6 +187,7 @@ def system_result(
             manifest=record.manifest.source if record.manifest_valid else "invalid",
             duration_seconds=durations.get(record.key) if record.key in aligned else None,
             cost_usd=costs.get(record.key) if record.key in aligned else None,
+            score=by_key.get(record.key) if record.key in aligned else None,
         )
         for record in sorted(experiment.records, key=lambda r: (r.task, r.rep, r.file))
     )
@@ -195,6 +209,8 @@ def system_result(
         cost=cost,
         duration=duration,
         logs=experiment.logs,
+        mean=side_mean([means[t] for t in names], len(common_tasks), names=names) if metric == "mean" else None,
+        task_means=means,
     )
 
 

@@ -214,8 +214,10 @@ def task_macro_from_counts(
     *,
     total_tasks: int | None = None,
     confidence: float = 0.95,
+    names: Sequence[str] | None = None,
 ) -> MacroSummary:
-    """Task-macro metrics from per-task (repetitions, passes), tasks in a fixed order."""
+    """Task-macro metrics from per-task (repetitions, passes); ``names`` (the tasks) order the betting
+    interval by a keyed hash (:func:`.intervals.betting_order`), else it takes the order given."""
     reps_t = tuple(int(r) for r in reps)
     passes_t = tuple(int(c) for c in passes)
     if len(reps_t) != len(passes_t):
@@ -226,7 +228,10 @@ def task_macro_from_counts(
     total = len(reps_t) if total_tasks is None else int(total_tasks)
     if total < len(reps_t):
         raise ValueError("total_tasks is smaller than the number of tasks given")
+    if names is not None and len(names) != len(reps_t):
+        raise ValueError("names and reps differ in length")
     eligible = [(n, c) for n, c in zip(reps_t, passes_t, strict=True) if n >= k]
+    kept = None if names is None else [name for name, n in zip(names, reps_t, strict=True) if n >= k]
     T = len(eligible)
     out = []
     for key, label, fn, method in _METRICS:
@@ -239,7 +244,7 @@ def task_macro_from_counts(
             out.append(MetricEstimate(key, lab, k, None, 0, total, iv, bet, True, note, method))
             continue
         iv = t_interval(values, confidence)
-        bet = betting_interval(values, confidence)
+        bet = betting_interval(values, confidence, names=kept)
         few = T < FEW_TASKS
         warning = None
         if few:
@@ -257,15 +262,15 @@ def task_macro_from_counts(
 def task_macro(outcomes: Outcomes, k: int, *, total_tasks: int | None = None, confidence: float = 0.95) -> MacroSummary:
     """Task-macro pass@k, pass^k (all observed) and unbiased pass^k for one side.
 
-    ``outcomes``: task -> per-repetition booleans (tasks in sorted name order; the
-    betting interval depends on that order) or a sequence of such lists.
+    ``outcomes``: task -> per-repetition booleans or a sequence of such lists (the betting
+    interval takes the tasks in a keyed-hash order of their names, or of their positions).
     ``total_tasks`` (default: the tasks given) is reported as the denominator of
     the eligibility count, e.g. tasks expected but never observed.
     """
-    _, lists = named_tasks(outcomes)
+    names, lists = named_tasks(outcomes)
     reps = [len(v) for v in lists]
     passes = [sum(1 for x in v if x) for v in lists]
-    return task_macro_from_counts(reps, passes, k, total_tasks=total_tasks, confidence=confidence)
+    return task_macro_from_counts(reps, passes, k, total_tasks=total_tasks, confidence=confidence, names=names)
 
 
 # --------------------------------------------------------------------------- comparisons
@@ -294,11 +299,14 @@ def paired_comparison(
     reps = counts.reps
     cand_pass = tuple(w + a for w, a in zip(counts.wins, counts.both_pass, strict=True))
     base_pass = tuple(lo + a for lo, a in zip(counts.losses, counts.both_pass, strict=True))
+    names = counts.tasks
     cand = tuple(
-        task_macro_from_counts(reps, cand_pass, k, total_tasks=total_tasks, confidence=confidence) for k in ks_t
+        task_macro_from_counts(reps, cand_pass, k, total_tasks=total_tasks, confidence=confidence, names=names)
+        for k in ks_t
     )
     base = tuple(
-        task_macro_from_counts(reps, base_pass, k, total_tasks=total_tasks, confidence=confidence) for k in ks_t
+        task_macro_from_counts(reps, base_pass, k, total_tasks=total_tasks, confidence=confidence, names=names)
+        for k in ks_t
     )
     runs, tasks = win_loss_tie(counts)
     diff = clustered_difference(counts, confidence)

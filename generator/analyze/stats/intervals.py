@@ -15,6 +15,7 @@ name of its method so the site can print it next to the number.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 
@@ -29,6 +30,7 @@ __all__ = [
     "Interval",
     "ReferenceBounds",
     "betting_interval",
+    "betting_order",
     "reference_paired_bounds",
     "tango_interval",
     "t_interval",
@@ -86,16 +88,38 @@ def t_interval(
 _BISECT_TOL = 1e-10
 
 
+#: The key of the betting interval's task order (:func:`betting_order`).
+BETTING_ORDER_KEY = b"evalsite betting order v1\x00"
+
+
+def betting_order(names: Sequence[str]) -> list[int]:
+    """The positions of ``names`` in the betting interval's order: by the SHA-256 of a fixed key and the
+    name (ties, which need equal names, by position).
+
+    The interval is valid only when the order of the values does not depend on the outcomes.  Names
+    are fixed before any outcome, but their sorted order can follow difficulty (``easy-01``,
+    ``hard-01``, or tasks numbered by a benchmark's own difficulty); a keyed hash of each name keeps
+    the order fixed in advance while scrambling any structure the names carry.
+    """
+
+    def key(index: int) -> bytes:
+        return hashlib.sha256(BETTING_ORDER_KEY + names[index].encode("utf-8", "surrogatepass")).digest()
+
+    return sorted(range(len(names)), key=lambda index: (key(index), index))
+
+
 def betting_interval(
     values: Sequence[float] | np.ndarray,
     confidence: float = 0.95,
     *,
     truncation: float = 0.5,
+    names: Sequence[str] | None = None,
 ) -> Interval:
     """Waudby-Smith & Ramdas betting interval for the mean of values in [0, 1].
 
-    Deterministic; depends on the order of ``values`` (callers pass tasks in an
-    order fixed before looking at outcomes, e.g. sorted by task name).
+    Deterministic; depends on the order of ``values``.  With ``names`` (one per value: the tasks)
+    the values are taken in :func:`betting_order`, a keyed hash of the names fixed before any
+    outcome; without, in the order given (the caller's order must not depend on the outcomes).
 
     Construction (WSR 2024, hedged capital process with predictable plug-in bets):
 
@@ -119,9 +143,14 @@ def betting_interval(
     if not 0.0 < truncation < 1.0:
         raise ValueError("truncation must lie in (0, 1)")
     x = np.asarray(values, dtype=float)
+    if names is not None:
+        if len(names) != x.size:
+            raise ValueError("betting_interval needs one name per value")
+        x = x[np.asarray(betting_order(names), dtype=np.int64)] if x.size else x
+    order = "tasks in the order of a keyed hash of their names" if names is not None else "values in the order given"
     method = (
         "Waudby-Smith-Ramdas betting interval (hedged capital, predictable plug-in bets, "
-        f"c = {truncation:g}; valid at every sample size; tasks in fixed name order)"
+        f"c = {truncation:g}; valid at every sample size; {order})"
     )
     if x.size == 0:
         return Interval(None, None, None, confidence, method, note="undefined: no values")

@@ -84,15 +84,16 @@ def board_headline(board_id: str, title: str, url: str, r: LeaderboardResult) ->
                 else "—"
             )
         )
-        rows.append(Row((fmt.num_cell(s.rank), tier_cell(s.tier), Cell(s.label), _pct(s.pass_at_1), Cell(vs))))
+        value = fmt.num_cell(s.ranked_value, fmt.fixed(s.ranked_value, 3)) if s.mean is not None else _pct(s.pass_at_1)
+        rows.append(Row((fmt.num_cell(s.rank), tier_cell(s.tier), Cell(s.label), value, Cell(vs))))
     table = Table(
         f"headline-{board_id}",
-        "Systems by task-macro pass@1",
+        f"Systems by task-macro {r.ranked_by}",
         (
             Column("Rank", True),
             Column("Tier", True),
             Column("System"),
-            Column("pass@1", True),
+            Column("Mean score" if r.metric == "mean" else "pass@1", True),
             Column("vs baseline"),
         ),
         tuple(rows),

@@ -49,12 +49,13 @@ def family_notes(
     matches: Sequence[SideMatch],
     calls: Mapping[str, ComparisonCall],
 ) -> FamilyNotes:
-    """The sentences for every comparison whose two sides are both systems of this board and whose
-    verdict (a difference called or not) differs from the board's all-pairs decision for that pair."""
+    """The sentences for every comparison whose two sides are both systems of this board, decided by the
+    board's metric, and whose verdict (a difference called or not) differs from the board's all-pairs
+    decision for that pair (another metric answers another question: no sentence)."""
     sides: dict[str, dict[str, str]] = {}
     titles: dict[str, str] = {}
     for m in matches:
-        if m.board == board_id:
+        if m.board == board_id and m.same_metric:
             sides.setdefault(m.comparison, {})[m.side] = m.label
             titles[m.comparison] = m.comparison_title
     family = sum(1 for pair in result.pairs if pair.tasks >= 2)  # the corrected family: pairs actually compared

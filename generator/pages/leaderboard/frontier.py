@@ -1,4 +1,5 @@
-"""A leaderboard's cost (or duration) per run: its ranking cells and the frontier chart against pass@1.
+"""A leaderboard's cost (or duration) per run: its ranking cells and the frontier chart against the ranked
+metric (pass@1, or the mean score of a ``metric: mean`` board).
 
 Each system's mean is re-derived from raw stdout where it has such values, else as the harness
 reported it (``Telemetry.source``, issue 28): a reported mean is labelled "reported" in its cell, in
@@ -10,7 +11,7 @@ from __future__ import annotations
 from generator.model.leaderboard import LeaderboardResult, SystemResult, Telemetry
 from generator.model.price import REPORTED
 from generator.pages import format as fmt
-from generator.pages.leaderboard.common import _pct_interval
+from generator.pages.leaderboard.metric import ranked_interval, ranked_text
 from generator.pages.models import Cell, ScatterChart, ScatterPoint
 from generator.pages.names import phrase
 
@@ -47,28 +48,29 @@ def frontier_chart(r: LeaderboardResult) -> tuple[ScatterChart | None, str]:
     for s in r.systems:
         telemetry = _of(s, cost)
         x = telemetry.mean
-        first = s.macro[0] if s.macro and s.macro[0].k == 1 else None
-        if x is None or first is None or first.pass_at_k.estimate is None:
+        ranked = s.ranked_estimate
+        if x is None or ranked is None or ranked.estimate is None:
             continue
-        iv = first.pass_at_k.interval
+        iv = ranked.interval
         shown = fmt.by_kind(x, "usd") if cost else fmt.seconds(x)
         mark = f" ({REPORTED_MARK})" if telemetry.source == REPORTED else ""
         reported += bool(mark)
-        hover = f"{s.label}: {shown} per run{mark}, pass@1 {fmt.pct(s.pass_at_1)} (95% {_pct_interval(iv)})"
-        points.append(ScatterPoint(s.label, float(x), first.pass_at_k.estimate, iv.lower, iv.upper, hover))
+        value = f"{r.ranked_by} {ranked_text(r, s)} (95% {ranked_interval(r, iv)})"
+        hover = f"{s.label}: {shown} per run{mark}, {value}"
+        points.append(ScatterPoint(s.label, float(x), ranked.estimate, iv.lower, iv.upper, hover))
     axis = "Mean cost per run (USD" if cost else "Mean duration per run (seconds"
     axis += "; reported by the harness)" if points and reported == len(points) else ")"
     chart = ScatterChart(
         "frontier-chart",
-        ("Cost" if cost else "Duration") + " versus pass@1",
+        ("Cost" if cost else "Duration") + f" versus {r.ranked_by}",
         "Each system's mean over its aligned runs with a value (re-derived from raw stdout, else as the harness "
         "reported it: marked 'reported'), with its 95% interval over tasks; the dashed line joins the Pareto "
         "frontier (no other system is both cheaper and better).",
         axis,
-        "task-macro pass@1",
+        f"task-macro {r.ranked_by}",
         tuple(points),
         x_kind="usd" if cost else "seconds",
-        y_unit="pp",
+        y_unit="" if r.metric == "mean" else "pp",
         frontier=r.frontier,
     )
     return chart, phrase("Pareto frontier: " + ", ".join(["{}"] * len(r.frontier)) + ".", *r.frontier)

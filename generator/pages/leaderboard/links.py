@@ -43,6 +43,7 @@ class SideMatch:
     comparison: str
     comparison_title: str
     side: str  # "candidate" | "baseline"
+    same_metric: bool = True  # the comparison decides by the board's metric (pass@k or mean, issue 29)
 
 
 def system_links(url: str, matches: Iterable[SideMatch], label: str) -> tuple[Link, ...]:

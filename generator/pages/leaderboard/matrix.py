@@ -1,4 +1,5 @@
-"""The board's pairwise matrix: a table and a heatmap of row-minus-column pass@1 differences.
+"""The board's pairwise matrix: a table and a heatmap of row-minus-column differences in the ranked
+metric (pass@1, or the mean score of a ``metric: mean`` board).
 
 Select and format only. A cell of a pair distinguishable after the board's correction is marked
 in both (``*`` in the table, a star drawn on the heatmap cell), so colour alone never suggests a
@@ -53,7 +54,8 @@ def pairwise_matrix(result: LeaderboardResult, board_id: str, url: str) -> tuple
         rows.append(Row(tuple(cells)))
     table = Table(
         "pairwise",
-        "Row minus column in pass@1 points (n = strictly matched pairs); * = distinguishable after correction",
+        f"Row minus column in {result.ranked_by} points (n = strictly matched pairs); "
+        "* = distinguishable after correction",
         (Column("System"), *(Column(phrase("{}", label), True) for label in labels)),
         tuple(rows),
         sortable=False,
@@ -61,7 +63,8 @@ def pairwise_matrix(result: LeaderboardResult, board_id: str, url: str) -> tuple
     chart = HeatmapChart(
         "pairwise-chart",
         "Pairwise paired differences",
-        "Row minus column, pass@1 percentage points; ★ = distinguishable after correction; "
+        f"Row minus column, {result.ranked_by} {'points' if result.metric == 'mean' else 'percentage points'}; "
+        "★ = distinguishable after correction; "
         "click a cell for that pair's view.",
         tuple(labels),
         tuple(values),

@@ -8,7 +8,7 @@ pages are light (facts and a per-task table).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -26,7 +26,6 @@ from generator.pages.leaderboard import links as ev
 from generator.pages.leaderboard.common import (
     _diff_interval,
     _pct,
-    _pct_interval,
     _points,
     board_headline,
     leaderboard_error,
@@ -40,6 +39,16 @@ from generator.pages.leaderboard.frontier import frontier_chart as make_frontier
 from generator.pages.leaderboard.frontier import reported_label, telemetry_cell
 from generator.pages.leaderboard.links import SideMatch
 from generator.pages.leaderboard.matrix import pairwise_matrix
+from generator.pages.leaderboard.metric import (
+    pair_columns,
+    pair_values,
+    ranked_cells,
+    ranked_columns,
+    run_columns,
+    system_facts,
+    task_cells,
+    task_columns,
+)
 from generator.pages.leaderboard.models import LeaderboardPages
 from generator.pages.models import (
     Cell,
@@ -120,7 +129,7 @@ class _Builder:
             Column("System"),
             *([Column("Treatment")] if treatment else []),
         ]
-        columns += [Column("pass@1", True), Column("95% interval (t, over tasks)")]
+        columns += ranked_columns(r)
         columns += [Column(f"pass@{k}", True) for k in r.ks if k != 1]  # pass^1 is pass@1: shown once
         columns += [Column(f"pass^{k}", True, "unbiased: C(c,k)/C(n,k)") for k in r.ks if k != 1]
         columns += [
@@ -143,8 +152,7 @@ class _Builder:
                 tier_cell(s.tier),
                 Cell(s.label, None, self.link(self.url, s.label)),
                 *([Cell(s.treatment)] if treatment else []),
-                _pct(s.pass_at_1),
-                Cell(_pct_interval(first.pass_at_k.interval) if first else fmt.NA),
+                *ranked_cells(r, s, first),
             ]
             cells += [_pct(by_k[k].pass_at_k.estimate) for k in r.ks if k != 1]
             cells += [_pct(by_k[k].pass_pow_k_unbiased.estimate) for k in r.ks if k != 1]
@@ -155,7 +163,7 @@ class _Builder:
                 telemetry_cell(s.duration, "seconds"),
             ]
             rows.append(Row(tuple(cells), "muted" if s.label == r.baseline else ""))
-        caption = "Systems by task-macro pass@1 (aligned runs only; N/A = undefined, never 0)"
+        caption = f"Systems by task-macro {r.ranked_by} (aligned runs only; N/A = undefined, never 0)"
         return Table("ranking", caption, tuple(columns), tuple(rows))
 
     def baseline_table(self) -> tuple[Table | None, tuple[Notice, ...]]:
@@ -190,7 +198,7 @@ class _Builder:
             verdicts.append(Notice("info", b.sentence))
         table = Table(
             "against-baseline",
-            f"Each system minus the baseline {r.baseline} (pass@1 points, over the keys both have)",
+            f"Each system minus the baseline {r.baseline} ({r.ranked_by} points, over the keys both have)",
             (
                 Column("System"),
                 Column("Pairs (n)", True),
@@ -198,7 +206,7 @@ class _Builder:
                 Column("Difference", True),
                 Column(f"{1 - r.alpha:.0%} interval (task-clustered)"),
                 Column("Simultaneous interval", help="covers every comparison at once (see the method on hover)"),
-                Column("p (sign-flip, exact)", True),
+                Column(_sign_flip_label(b.pair for b in r.against_baseline), True),
                 Column(f"p adjusted ({r.correction})", True),
                 Column("Tier", True),
                 Column("Verdict"),
@@ -294,6 +302,7 @@ class _Builder:
             frontier_note=frontier_note,
             coverage_table=self.coverage_table(),
             issues_table=self.issues_table(r.systems, "issues"),
+            ranked_by=r.ranked_by,
         )
         return PageBundle(page, self.doc, (("report.md", self.markdown),))
 
@@ -304,7 +313,7 @@ class _Builder:
         tasks = Table(
             "tasks",
             "Per-task outcomes over aligned runs",
-            (Column("Task"), Column("Aligned reps"), Column("Passes", True), Column("pass@1", True)),
+            (Column("Task"), Column("Aligned reps"), Column("Passes", True), Column("pass@1", True), *task_columns(s)),
             tuple(
                 Row(
                     (
@@ -312,6 +321,7 @@ class _Builder:
                         Cell(", ".join(str(x) for x in s.reps[t])),
                         fmt.num_cell(sum(s.outcomes[t])),
                         _pct(sum(s.outcomes[t]) / len(s.outcomes[t])),
+                        *task_cells(s, t),
                     )
                 )
                 for t in sorted(s.outcomes)
@@ -332,7 +342,7 @@ class _Builder:
             ("Experiment", s.experiment),
             ("Format", s.format),
             ("Rank / tier", f"{s.rank} / {s.tier or 'none (compared with no other system)'}"),
-            ("pass@1", fmt.pct(s.pass_at_1)),
+            *system_facts(s),
             ("Coverage", f"{s.aligned_keys}/{s.expected_keys} ({fmt.pct(s.coverage)})"),
             (
                 "Run accuracy",
@@ -372,6 +382,7 @@ class _Builder:
             (Column("Task"), lambda run: Cell(run.task)),
             (Column("Rep", True), lambda run: fmt.num_cell(run.rep)),
             (Column("Result"), lambda run: fmt.bool_cell(run.passed)),
+            *run_columns(s),
             (Column("Failed checks"), lambda run: Cell(", ".join(run.checks_failed) or "—")),
         ]
         constant: list[tuple[str, str]] = []
@@ -424,8 +435,7 @@ class _Builder:
                 (
                     Cell(task, None, ev.pair_task_href(url, comparisons, task)),
                     fmt.num_cell(n),
-                    fmt.num_cell(x),
-                    fmt.num_cell(y),
+                    *pair_values(self.result, n, x, y),
                     fmt.num_cell((x - y) / n, _points((x - y) / n)),
                 ),
                 "mismatch" if x != y else "",
@@ -438,15 +448,15 @@ class _Builder:
             "tasks",
             phrase(
                 "Tasks where the two differ ({} minus {}, strictly matched pairs); "
-                f"{ties:,} task{'s' if ties != 1 else ''} with equal passes are not listed (see data.json)",
+                f"{ties:,} task{'s' if ties != 1 else ''} with equal {_SUMS[self.result.metric]} are not listed "
+                "(see data.json)",
                 p.a,
                 p.b,
             ),
             (
                 Column("Task"),
                 Column("Pairs", True),
-                Column(phrase("{} passes", p.a), True),
-                Column(phrase("{} passes", p.b), True),
+                *pair_columns(self.result, p.a, p.b),
                 Column("Difference", True),
             ),
             rows,
@@ -463,9 +473,9 @@ class _Builder:
         facts = (
             ("Strictly matched pairs (n)", f"{p.pairs:,}"),
             ("Tasks", f"{p.tasks:,}"),
-            ("Difference in pass@1", _points(d.estimate) + " points"),
+            (f"Difference in {self.result.ranked_by}", _points(d.estimate) + " points"),
             (f"{d.interval.confidence:.0%} interval (task-clustered)", _diff_interval(d.interval)),
-            ("p (sign-flip, exact)", fmt.p_value(p.sign_flip.p_value)),
+            (_sign_flip_label((p,)), fmt.p_value(p.sign_flip.p_value)),
             (f"p adjusted ({self.result.correction}, all pairs)", fmt.p_value(p.p_adjusted)),
         )
         verdict = (
@@ -491,6 +501,14 @@ class _Builder:
         )
         data = next(item for item in self.doc["pairs"] if item["a"] == p.a and item["b"] == p.b)
         return PageBundle(page, {"schema": "evalsite.leaderboard.pair.v1", **data})
+
+
+_SUMS = {"pass@k": "passes", "mean": "scores"}  # what a pair page's per-task columns hold
+
+
+def _sign_flip_label(pairs: Iterable[PairComparison]) -> str:
+    """The p-value column: "exact" only when every test shown was (real-valued scores can need Monte Carlo)."""
+    return "p (sign-flip, exact)" if all(p.sign_flip.exact for p in pairs) else "p (sign-flip, Monte Carlo)"
 
 
 def build_leaderboard_pages(

@@ -1,7 +1,9 @@
 """The ``evalsite.leaderboard.v1`` document of a leaderboard result (docs/leaderboard.md).
 
 Keys sorted by the JSON writer; undefined numbers are ``null``; experiments are
-named by folder name, report files by file name, never by path.
+named by folder name, report files by file name, never by path.  A ``metric: mean`` board (issue 29)
+adds keys (``metric``, ``scorer``, a system's ``mean_score``, each task's and run's score, a pair's
+per-task means); a pass@k board's document has none of them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from generator.model.leaderboard import (
     PairComparison,
     SystemResult,
 )
+from generator.model.scores import DEFAULT_METRIC, ScoreMetric
 from generator.model.stats import Interval, MetricEstimate
 
 __all__ = ["leaderboard_document", "pair_json", "system_json"]
@@ -46,7 +49,9 @@ def _metric(m: MetricEstimate) -> dict[str, Any]:
 def system_json(s: SystemResult) -> dict[str, Any]:
     first = s.macro[0].pass_at_k if s.macro else None
     logs = {"logs": s.logs.to_json()} if s.logs is not None and s.logs.notable else {}  # as a comparison side's
-    return logs | {
+    if s.mean is not None:  # metric mean: additive keys
+        logs["mean_score"] = _metric(s.mean)
+    out: dict[str, Any] = logs | {
         "label": s.label,
         "treatment": s.treatment,
         "experiment": s.experiment,
@@ -103,10 +108,16 @@ def system_json(s: SystemResult) -> dict[str, Any]:
             for r in s.runs
         ],
     }
+    if s.mean is not None:  # each task's mean score and each aligned run's score
+        for task in out["task_outcomes"]:
+            task["mean_score"] = s.task_means[task["task"]]
+        for run, r in zip(out["runs"], s.runs, strict=True):
+            run["score"] = r.score
+    return out
 
 
-def pair_json(p: PairComparison) -> dict[str, Any]:
-    return {
+def pair_json(p: PairComparison, metric: ScoreMetric = DEFAULT_METRIC) -> dict[str, Any]:
+    out = {
         "a": p.a,
         "b": p.b,
         "pairs": p.pairs,
@@ -121,11 +132,18 @@ def pair_json(p: PairComparison) -> dict[str, Any]:
         "issue_counts": dict(p.issue_counts),
         "per_task": [{"task": t, "pairs": n, "a_passes": x, "b_passes": y} for t, n, x, y in p.per_task],
     }
+    if metric == "mean":  # the per-task sums are scores: each side's mean score on the task's pairs
+        out["metric"] = metric
+        out["per_task"] = [{"task": t, "pairs": n, "a_mean": x / n, "b_mean": y / n} for t, n, x, y in p.per_task]
+    return out
 
 
 def leaderboard_document(result: LeaderboardResult) -> dict[str, Any]:
     tier_of = {s.label: s.tier for s in result.systems}
-    return {
+    scored: dict[str, Any] = {}
+    if result.metric == "mean":  # additive: what ranks, and the scorer that decides (null: each log's first)
+        scored = {"metric": result.metric, "scorer": result.inputs.import_options.scorer}
+    return scored | {
         "schema": LEADERBOARD_SCHEMA,
         "ks": list(result.ks),
         "alpha": result.alpha,
@@ -154,7 +172,7 @@ def leaderboard_document(result: LeaderboardResult) -> dict[str, Any]:
             }
             for b in result.against_baseline
         ],
-        "pairs": [pair_json(p) for p in result.pairs],
+        "pairs": [pair_json(p, result.metric) for p in result.pairs],
         "tiers": [list(t) for t in result.tiers],
         "tier_rule": TIER_RULE,
         "groups": {label: list(result.groups.get(label, ())) for label in (s.label for s in result.systems)},

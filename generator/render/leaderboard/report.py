@@ -45,6 +45,16 @@ def _run_accuracy(s: SystemResult) -> str:
     return f"{100 * ra.mean:.1f}%" + (f" ± {100 * ra.stderr:.1f}" if ra.stderr is not None else "")
 
 
+_MEAN_NOTE = (
+    " Metric mean: the task-macro mean score in [0, 1] ranks and decides every test (differences in points, x 100);"
+    " pass@1 at the pass threshold is shown beside it, not deciding."
+)
+
+
+def _score_interval(lower: float | None, upper: float | None) -> str:
+    return fmt.NA if lower is None or upper is None else f"[{lower:.3f}, {upper:.3f}]"
+
+
 def leaderboard_markdown(result: LeaderboardResult) -> str:
     lines = [
         "# Leaderboard",
@@ -57,8 +67,9 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
         *(line for sentence in result.run_status for line in (f"> **Run status:** {untrusted(sentence)}", "")),
         "## Ranking",
         "",
-        "Sorted by task-macro pass@1 with its 95% t interval over tasks. Run accuracy is the benchmark's own "
-        "statistic (mean of per-run accuracies ± standard error), shown only when every task has the same runs.",
+        f"Sorted by task-macro {result.ranked_by} with its 95% t interval over tasks. Run accuracy is the benchmark's "
+        "own statistic (mean of per-run accuracies ± standard error), shown only when every task has the same runs."
+        + (_MEAN_NOTE if result.metric == "mean" else ""),
         "",
     ]
     lines += _ranking(result)
@@ -78,14 +89,19 @@ def leaderboard_markdown(result: LeaderboardResult) -> str:
 def _ranking(result: LeaderboardResult) -> list[str]:
     """The ranking table: each system's pass@k, pass^k, run accuracy, coverage, cost and duration."""
     ks = result.ks
-    header = ["Rank", "Tier", "System", "Treatment", "pass@1", "95% interval"]
+    mean = result.metric == "mean"
+    header = ["Rank", "Tier", "System", "Treatment", *(("Mean score", "95% interval (mean)") if mean else ())]
+    header += ["pass@1", "95% interval"]
     header += [f"pass@{k}" for k in ks if k != 1] + [f"pass^{k}" for k in ks]
     header += ["Run accuracy", "Coverage", "Mean cost", "Mean duration"]
     rows = []
     for s in result.systems:
         by_k = {m.k: m for m in s.macro}
         first = by_k.get(1)
-        row = [str(s.rank), str(s.tier), untrusted(s.label), untrusted(s.treatment), fmt.pct(s.pass_at_1)]
+        row = [str(s.rank), str(s.tier), untrusted(s.label), untrusted(s.treatment)]
+        if s.mean is not None:
+            row += [fmt.fixed(s.mean.estimate, 3), _score_interval(s.mean.interval.lower, s.mean.interval.upper)]
+        row.append(fmt.pct(s.pass_at_1))
         row.append(_pct_interval(first.pass_at_k.interval.lower, first.pass_at_k.interval.upper) if first else fmt.NA)
         row += [fmt.pct(by_k[k].pass_at_k.estimate) for k in ks if k != 1]
         row += [fmt.pct(by_k[k].pass_pow_k_unbiased.estimate) for k in ks]
@@ -136,11 +152,11 @@ def _against_baseline(result: LeaderboardResult) -> list[str]:
 
 
 def _pairwise(result: LeaderboardResult) -> list[str]:
-    """Row minus column in pass@1 points, with the pairs and distinguishability after correction."""
+    """Row minus column in the ranked metric's points, with the pairs and distinguishability after correction."""
     lines = [
         "## Pairwise differences",
         "",
-        "Row minus column in pass@1 points (n pairs); * = distinguishable after correction.",
+        f"Row minus column in {result.ranked_by} points (n pairs); * = distinguishable after correction.",
         "",
     ]
     labels = [s.label for s in result.systems]
@@ -177,5 +193,5 @@ def _coverage(result: LeaderboardResult) -> list[str]:
     lines += _table(["System", "Experiment", "Reports", "Aligned keys", "Issues", "Skipped reports"], rows)
     if result.frontier_field:
         what = "mean cost" if result.frontier_field == "total_cost_usd" else "mean duration"
-        lines += ["", f"Pareto frontier ({what} vs pass@1): {', '.join(map(untrusted, result.frontier))}"]
+        lines += ["", f"Pareto frontier ({what} vs {result.ranked_by}): {', '.join(map(untrusted, result.frontier))}"]
     return lines
