@@ -361,3 +361,12 @@ def test_entropy_is_gitleaks_shannon_entropy_again_and_again() -> None:
         size = len(text)
         expected = -sum(n / size * math.log2(n / size) for n in Counter(text).values()) if text else 0.0
         assert G.entropy(text) == expected == G.entropy(text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from([*_PIECES, " ", "\n", "x" * 300]), max_size=12).map("".join), st.integers(0, 400))
+def test_a_remembered_cut_is_the_cut_worked_out(text: str, at: int) -> None:
+    from generator.model.redaction import cut, safe_cut
+
+    expected = cut._cut(text, at) if 0 < at < len(text) else max(0, min(at, len(text)))
+    assert safe_cut(text, at) == expected == safe_cut(text, at)  # the second from the memory
