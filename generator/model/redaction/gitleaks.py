@@ -48,17 +48,25 @@ _MAX_LONG_TAIL = 64 * 1024
 _ANY_CHARACTER = re.compile(r"\[\\s\\S|\[\\S\\s|\(\?s")
 _NAME_RUN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 Span = tuple[int, int, int, int, int, str]
-_SEEN = 4096  # targets an allowlist remembers (then it starts again)
+_SEEN = 4096  # targets an allowlist remembers (then it starts again), each of at most
+_SEEN_SIZE = 1024  # characters
 
 
-@functools.lru_cache(maxsize=4096)
 def entropy(text: str) -> float:
     """Shannon entropy in bits per character (gitleaks' ``shannonEntropy``); remembered for the last
-    4,096 values (a page repeats its secrets and candidates in every table and view of them)."""
+    4,096 values of at most 256 characters (a page repeats its secrets and candidates in every table
+    and view of them)."""
+    return _remembered_entropy(text) if len(text) <= 256 else _entropy(text)
+
+
+def _entropy(text: str) -> float:
     if not text:
         return 0.0
     size = len(text)
     return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
+
+
+_remembered_entropy = functools.lru_cache(maxsize=4096)(_entropy)
 
 
 def _class_body(pattern: str, at: int) -> tuple[str, int]:
@@ -152,7 +160,7 @@ class Allowlist:
     stopwords: re.Pattern[str] | None  # searches for any stopword (:func:`any_word`), None without any
     both: bool  # condition AND (with a path or commit condition, which never holds here)
     never: bool  # AND with paths or commits: never allows
-    #: target -> whether a regex finds it, for the last few thousand targets: a page repeats a value in
+    #: target -> whether a regex finds it, for the last few thousand short targets: a page repeats a value in
     #: every table and view of it, and a search of generic-api-key's match allowlist (a case-insensitive
     #: alternation with lazy runs) costs about 100 us on a long match
     seen: dict[str, bool] = field(default_factory=dict, compare=False, hash=False, repr=False)
@@ -162,12 +170,13 @@ class Allowlist:
             return False
         if self.regexes:
             target = match if self.target == "match" else line if self.target == "line" else secret
-            regex = self.seen.get(target)
+            regex = self.seen.get(target) if len(target) <= _SEEN_SIZE else None
             if regex is None:
                 regex = any(r.search(target) for r in self.regexes)
-                if len(self.seen) >= _SEEN:
-                    self.seen.clear()
-                self.seen[target] = regex
+                if len(target) <= _SEEN_SIZE:  # a line can be a megabyte of chart data: never kept
+                    if len(self.seen) >= _SEEN:
+                        self.seen.clear()
+                    self.seen[target] = regex
             if regex != self.both:  # OR and a regex allows; AND and none does
                 return regex
         # OR and no regex allowed (or none given); AND and a regex allowed (or none given)
