@@ -156,6 +156,7 @@ def test_history_inside_the_output_folder_is_refused(tmp_path: Path, env: None) 
     assert code == 2 and "contains the site config or an input" in err
 
 
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_example_site_records_every_comparison_and_leaderboard(tmp_path: Path, env: None) -> None:
     root = Path(__file__).resolve().parents[2]
     history = tmp_path / "h.jsonl"

@@ -6,6 +6,7 @@ import json
 import tempfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from generator.pipelines.build import build_site
@@ -19,6 +20,7 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch, bare_example_site: Built) -> None:
     monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
     config = bare_example_config(tmp_path)  # the site of bare_example_site (built once per run)

@@ -8,12 +8,14 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from sitecheck import check_links, check_scripts, find_leaks
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_example_builds_every_page_kind_without_warnings(example_site):
     out, report = example_site.site, example_site
     assert report.warnings == []
