@@ -15,9 +15,12 @@ site: $(RUNTIME)
 	$(BIN)/evalsite build --config site-config.yaml
 
 # Tests run on every core (pytest-xdist; PYTEST_WORKERS=0 runs them in this one process), one test
-# file per worker at a time so a module's fixtures are built once.  Bytecode is cached outside the
-# tree even where PYTHONDONTWRITEBYTECODE is set: the suite starts about a hundred evalsite child
-# processes, and each would compile generator/ again (and pytest rewrite every test module).
+# file per worker at a time so a module's fixtures are built once; files in collection order, where
+# tests/conftest.py puts the files holding a `slow` test first (xdist's default order, most tests
+# first, left the one-test files that build a whole site for last, one worker idle meanwhile).
+# Bytecode is cached outside the tree even where PYTHONDONTWRITEBYTECODE is set: the suite starts
+# about a hundred evalsite child processes, and each would compile generator/ again (and pytest
+# rewrite every test module).
 # The suite's temporary files (about 60,000 a run, and pytest deletes the run before last) live in
 # memory where /dev/shm is a tmpfs with 2 GB free: on a disk mounted with discard one deletion took
 # 1.5 ms, and deleting took half the wall time of tests/history and tests/ledger (issue 27).
@@ -26,7 +29,8 @@ PYTEST_WORKERS ?= auto
 TEST_TMPDIR ?= $(shell [ -d /dev/shm ] && [ -w /dev/shm ] && \
 	[ "$$(df -Pk /dev/shm 2>/dev/null | awk 'NR==2{print $$4}')" -gt 2000000 ] 2>/dev/null && echo /dev/shm/evalsite-tests)
 PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX="$${TMPDIR:-/tmp}/evalsite-pycache" \
-	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile
+	$(if $(TEST_TMPDIR),TMPDIR=$(TEST_TMPDIR)) $(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadfile \
+	--no-loadscope-reorder
 
 test: check
 	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR))

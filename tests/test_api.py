@@ -46,11 +46,26 @@ def test_importing_the_package_loads_no_heavy_modules() -> None:
     assert out.strip() == "[]"
 
 
+# The site the build example (docs/api.md, block 1) reads as ``site-config.yaml``: one small comparison of
+# the bundled inputs (the whole example site is built and checked by tests/site/test_site_examples.py).
+_SMALL_SITE = """title: docs/api.md example
+comparisons:
+  - id: inspect-quiz
+    title: Inspect AI logs
+    candidate: {{experiment: {root}/examples/inspect/candidate.json, treatment: candidate-solver, format: inspect}}
+    baseline: {{experiment: {root}/examples/inspect/baseline.json, treatment: baseline-solver, format: inspect}}
+"""
+
+
 @pytest.mark.parametrize("index", [0, 1, 2])
-def test_docs_api_examples_run(index: int, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_docs_api_examples_run(index: int, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     blocks = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "api.md").read_text(encoding="utf-8"), re.S)
     assert len(blocks) == 3
-    monkeypatch.chdir(ROOT)
+    if index == 1:
+        (tmp_path / "site-config.yaml").write_text(_SMALL_SITE.format(root=ROOT.as_posix()), encoding="utf-8")
+        monkeypatch.chdir(tmp_path)
+    else:
+        monkeypatch.chdir(ROOT)
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         exec(compile(blocks[index], f"docs/api.md[{index}]", "exec"), {"__name__": "__docs__"})

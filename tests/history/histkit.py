@@ -3,13 +3,18 @@
 ``write_build(root, candidate)`` (re)writes ``root/cand`` and ``root/base`` from per-task pass
 counts (three repetitions per task; the baseline is fixed) and a one-comparison site config with a
 history file; ``build(root, *extra)`` runs ``evalsite build`` and returns (exit, stdout, stderr).
+``built(root, steps, env)`` makes the folder of a sequence of builds once, for a module fixture; each
+test then starts from ``copy_into(folder, tmp_path)``, the same files a test that built them would have.
 """
 
 from __future__ import annotations
 
 import shutil
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+
+import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "compare"))
 
@@ -61,3 +66,22 @@ def build(root: Path, *extra: str) -> Result:
 
 def cli(*args: str) -> Result:
     return evalsite(*args)
+
+
+def built(root: Path, steps: Sequence[tuple[list[int], tuple[str, ...]]], env: Mapping[str, str]) -> Path:
+    """*root* after ``write_build(root, candidate); build(root, *extra)`` for each step, with *env* set
+    (each build must succeed).  Module fixtures make it once; tests change only copies of it."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        for candidate, extra in steps:
+            write_build(root, candidate)
+            code, _, err = build(root, *extra)
+            assert code == 0, err
+    return root
+
+
+def copy_into(folder: Path, root: Path) -> Path:
+    """*root* (a test's empty ``tmp_path``) made a copy of *folder* (links kept, times too); its history."""
+    shutil.copytree(folder, root, symlinks=True, dirs_exist_ok=True)
+    return root / "history.jsonl"

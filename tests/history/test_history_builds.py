@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from histkit import DIP, IMPROVED, REGRESSED, START, build, cli, write_build
+from histkit import DIP, IMPROVED, REGRESSED, START, build, built, cli, copy_into, write_build
 
 from generator.model.history import entry_id
 
@@ -116,12 +116,16 @@ def test_first_build_without_history_works_and_verify_counts(tmp_path: Path, env
     assert code == 0 and "1 entries" in out
 
 
+@pytest.fixture(scope="module")
+def three_builds(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """START, IMPROVED and DIP built once; each damage test changes a copy."""
+    env = {"SOURCE_DATE_EPOCH": "1700000000", "GITHUB_SHA": "a" * 40}
+    return built(tmp_path_factory.mktemp("three-builds"), [(START, ()), (IMPROVED, ()), (DIP, ())], env)
+
+
 @pytest.mark.parametrize("damage", ["edit", "delete", "torn"])
-def test_damaged_history_is_found_and_refused(tmp_path: Path, env: None, damage: str) -> None:
-    for candidate in (START, IMPROVED, DIP):
-        write_build(tmp_path, candidate)
-        assert build(tmp_path)[0] == 0
-    path = tmp_path / "history.jsonl"
+def test_damaged_history_is_found_and_refused(tmp_path: Path, env: None, damage: str, three_builds: Path) -> None:
+    path = copy_into(three_builds, tmp_path)
     lines = path.read_text().splitlines(keepends=True)
     if damage == "edit":
         lines[1] = lines[1].replace('"passes":0', '"passes":1', 1)
@@ -152,6 +156,7 @@ def test_history_inside_the_output_folder_is_refused(tmp_path: Path, env: None) 
     assert code == 2 and "contains the site config or an input" in err
 
 
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_example_site_records_every_comparison_and_leaderboard(tmp_path: Path, env: None) -> None:
     root = Path(__file__).resolve().parents[2]
     history = tmp_path / "h.jsonl"

@@ -16,7 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from histkit import BASE, BASELINE, CAND, IMPROVED, LATER, REPS, START, TASKS, build, cli, write_build, write_run
+from histkit import (
+    BASE,
+    BASELINE,
+    CAND,
+    IMPROVED,
+    LATER,
+    REPS,
+    START,
+    TASKS,
+    build,
+    built,
+    cli,
+    copy_into,
+    write_build,
+    write_run,
+)
 
 from generator.model.history import entry_id
 from generator.model.ledger import canonical_bytes
@@ -57,16 +72,25 @@ def all_pass(entry: dict[str, Any]) -> None:
             task["passes"] = task["runs"]
 
 
-def two_builds(root: Path, *extra: str) -> Path:
-    for candidate in (START, IMPROVED):
-        write_build(root, candidate)
-        code, _, err = build(root, *extra)
-        assert code == 0, err
-    return root / "history.jsonl"
+def _two_builds(factory: pytest.TempPathFactory, *extra: str) -> Path:
+    """START then IMPROVED, built once per module (*extra*: the flags of both builds)."""
+    root = factory.mktemp("two-builds")
+    env = {"SOURCE_DATE_EPOCH": "1700000000", "GITHUB_SHA": "a" * 40, KEY_ENV: KEY}
+    return built(root, [(START, extra), (IMPROVED, extra)], env)
 
 
-def test_rewrite_with_recomputed_ids_fails_verification_with_the_key(tmp_path: Path, env: None) -> None:
-    history = two_builds(tmp_path, "--history-key-env", KEY_ENV)
+@pytest.fixture(scope="module")
+def keyed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _two_builds(tmp_path_factory, "--history-key-env", KEY_ENV)
+
+
+@pytest.fixture(scope="module")
+def unkeyed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _two_builds(tmp_path_factory)
+
+
+def test_rewrite_with_recomputed_ids_fails_verification_with_the_key(tmp_path: Path, env: None, keyed: Path) -> None:
+    history = copy_into(keyed, tmp_path)
     assert all(str(e["mac"]).startswith("hmac-sha256:") for e in lines(history))
     before = history.read_bytes()
     code, out, _ = cli("history", "verify", str(history), "--key-env", KEY_ENV)
@@ -95,8 +119,10 @@ def test_rewrite_with_recomputed_ids_fails_verification_with_the_key(tmp_path: P
     assert history.read_bytes() == tampered != before
 
 
-def test_wrong_key_and_missing_key_variable(tmp_path: Path, env: None, monkeypatch: pytest.MonkeyPatch) -> None:
-    history = two_builds(tmp_path, "--history-key-env", KEY_ENV)
+def test_wrong_key_and_missing_key_variable(
+    tmp_path: Path, env: None, keyed: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    history = copy_into(keyed, tmp_path)
     monkeypatch.setenv("OTHER_KEY", "not-the-key")
     code, _, err = cli("history", "verify", str(history), "--key-env", "OTHER_KEY")
     assert code == 2 and "does not match its MAC" in err
@@ -121,8 +147,8 @@ def test_unkeyed_prefix_is_vouched_for_by_the_first_mac(tmp_path: Path, env: Non
     assert code == 2 and "history entry 2 (line 2) does not match its MAC" in err
 
 
-def test_an_unkeyed_entry_after_keyed_ones_is_flagged(tmp_path: Path, env: None) -> None:
-    history = two_builds(tmp_path, "--history-key-env", KEY_ENV)
+def test_an_unkeyed_entry_after_keyed_ones_is_flagged(tmp_path: Path, env: None, keyed: Path) -> None:
+    history = copy_into(keyed, tmp_path)
     write_build(tmp_path, LATER)
     assert build(tmp_path)[0] == 0  # a build without the key (a pull request's copy, say)
     code, _, err = cli("history", "verify", str(history), "--key-env", KEY_ENV)
@@ -130,8 +156,8 @@ def test_an_unkeyed_entry_after_keyed_ones_is_flagged(tmp_path: Path, env: None)
     assert "history entry 3 (line 3) carries no MAC although the entries before it do" in err
 
 
-def test_rewrite_is_refused_against_the_replaced_sites_head(tmp_path: Path, env: None) -> None:
-    history = two_builds(tmp_path)
+def test_rewrite_is_refused_against_the_replaced_sites_head(tmp_path: Path, env: None, unkeyed: Path) -> None:
+    history = copy_into(unkeyed, tmp_path)
     head = json.loads((tmp_path / "out/history-head.json").read_text())
     assert head == {"schema": "evalsite.history-head.v1", "entries": 2, "head": lines(history)[-1]["id"]}
     rewrite(history, all_pass)
@@ -160,8 +186,8 @@ def test_rewrite_is_refused_against_the_replaced_sites_head(tmp_path: Path, env:
     assert json.loads((tmp_path / "out/history-head.json").read_text())["entries"] == 3
 
 
-def test_truncation_is_detected_against_the_anchor(tmp_path: Path, env: None) -> None:
-    history = two_builds(tmp_path)
+def test_truncation_is_detected_against_the_anchor(tmp_path: Path, env: None, unkeyed: Path) -> None:
+    history = copy_into(unkeyed, tmp_path)
     anchor = tmp_path / "published-head.json"
     anchor.write_bytes((tmp_path / "out/history-head.json").read_bytes())
     history.write_text(history.read_text().splitlines(keepends=True)[0])  # the newest entry cut off
@@ -182,8 +208,8 @@ def test_truncation_is_detected_against_the_anchor(tmp_path: Path, env: None) ->
     assert history.read_bytes() == truncated and not (tmp_path / "fresh").exists()
 
 
-def test_a_history_that_extends_the_head_builds(tmp_path: Path, env: None) -> None:
-    history = two_builds(tmp_path)
+def test_a_history_that_extends_the_head_builds(tmp_path: Path, env: None, unkeyed: Path) -> None:
+    history = copy_into(unkeyed, tmp_path)
     write_build(tmp_path, LATER)
     code, _, err = build(tmp_path, "--history-anchor", str(tmp_path / "out/history-head.json"))
     assert code == 0, err

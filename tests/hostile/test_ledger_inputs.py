@@ -1,28 +1,35 @@
 """Ledger inputs that hang, flood or race: FIFOs, size caps, a closed stdout, the build's one read
 (issue 11, ledger items 4, 10, 12 and 13).
 
-Anything that could hang runs in a subprocess with a timeout, so a regression fails instead of
-hanging the suite.
+Anything that could hang runs under an alarm (``no_hang``) or in a subprocess with a timeout, so a
+regression fails instead of hanging the suite.  Commands run in this process (a child adds only its
+start and imports), except where only a real process shows the behaviour (a full or closed stdout)
+or a regression would read a gigabyte into the test's own memory (the sparse ledger).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
+import io
 import json
 import os
 import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from generator.analyze.ledger.schema import canonical_text, parse_campaign
 from generator.read.ledger.files import LEDGER_SIZE_CAP
 from generator.read.ledger.reader import CAMPAIGN_SIZE_CAP, RECEIPT_SIZE_CAP
-from tests.support.hang import HANG
+from tests.support.cli import evalsite as in_process
+from tests.support.hang import HANG, no_hang
 from tests.support.ledger_synth import arm, full_grid, make_campaign
 
 RAW = make_campaign(defect_cases=12, clean_cases=8, candidates=[arm("candidate")])
@@ -32,7 +39,16 @@ TIMEOUT = HANG
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def evalsite(*args: str, cwd: Path, stdin: bytes | None = None, **kwargs) -> subprocess.CompletedProcess[bytes]:
+def evalsite(
+    *args: str, cwd: Path, stdin: bytes | None = None, child: bool = False, **kwargs: Any
+) -> subprocess.CompletedProcess[bytes]:
+    """``evalsite ARGS`` in this process under an alarm (a hang fails the test, as a child's time-out
+    would), or in a real child with *child* or a redirected stream (*kwargs*: ``stdout=``...)."""
+    if not child and not kwargs:
+        with no_hang(TIMEOUT), _stdin(stdin or b""):
+            done = in_process(*args, cwd=cwd)
+        command = [sys.executable, "-m", "generator", *args]
+        return subprocess.CompletedProcess(command, done.returncode, done.stdout.encode(), done.stderr.encode())
     try:
         return subprocess.run(
             [sys.executable, "-m", "generator", *args],
@@ -45,6 +61,17 @@ def evalsite(*args: str, cwd: Path, stdin: bytes | None = None, **kwargs) -> sub
         )
     except subprocess.TimeoutExpired:
         pytest.fail(f"evalsite {' '.join(args)} hung")
+
+
+@contextlib.contextmanager
+def _stdin(data: bytes) -> Iterator[None]:
+    """*data* as this process's standard input (the command reads ``sys.stdin.buffer``)."""
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data))
+    try:
+        yield
+    finally:
+        sys.stdin = saved
 
 
 def one_error(result: subprocess.CompletedProcess[bytes], needle: str, tmp_path: Path) -> None:
@@ -93,32 +120,21 @@ def test_a_fifo_lock_file_fails_at_once(files, tmp_path) -> None:
     one_error(result, "could not open the ledger lock file (it is not a regular file)", tmp_path)
 
 
-def test_the_builds_ledger_inputs_never_block_on_a_fifo(files, tmp_path) -> None:
+def test_the_builds_ledger_inputs_never_block_on_a_fifo(files, tmp_path, monkeypatch) -> None:
+    from generator.model.errors import EvalsiteError
+    from generator.pipelines.ledger import site_inputs
+
     os.mkfifo(tmp_path / "fifo")
-    code = """
-from generator.pipelines.ledger import site_inputs
-from generator.model.errors import EvalsiteError
-for pair in (("fifo", "L.jsonl"), ("c.json", "fifo")):
-    try:
-        site_inputs(*pair)
-    except EvalsiteError as error:
-        print(error)
-"""
-    try:
-        result = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-        )
-    except subprocess.TimeoutExpired:
-        pytest.fail("hung on a FIFO")
-    assert result.stdout.splitlines() == [
+    monkeypatch.chdir(tmp_path)
+    errors = []
+    for pair in (("fifo", "L.jsonl"), ("c.json", "fifo")):
+        with no_hang(TIMEOUT), pytest.raises(EvalsiteError) as error:
+            site_inputs(*pair)
+        errors.append(str(error.value))
+    assert errors == [
         "could not read campaign (it is not a regular file)",
         "could not read ledger (it is not a regular file)",
-    ], result.stderr
+    ]
 
 
 # --------------------------------------------------------------------------- item 12: size caps
@@ -134,7 +150,7 @@ def test_an_oversized_sparse_ledger_is_refused_without_reading_it(files, tmp_pat
         ["repair", "--ledger", "L.jsonl"],
         ["append", "--campaign", "c.json", "--ledger", "L.jsonl", "--receipt", "-"],
     ):
-        result = evalsite("ledger", *command, cwd=tmp_path, stdin=canonical_text(GRID[6]).encode())
+        result = evalsite("ledger", *command, cwd=tmp_path, stdin=canonical_text(GRID[6]).encode(), child=True)
         one_error(result, "could not read ledger (larger than the 1 GiB limit)", tmp_path)
     assert ledger.stat().st_size == LEDGER_SIZE_CAP + 1
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,8 @@ import yaml
 
 from generator.pages.leaderboard.common import pair_url, system_url
 from generator.pipelines.build import build_site
-from generator.read.config import load_config, parse_config
+from generator.read.config import parse_config
+from tests.support.shared import EPOCH, Built, bare_example_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -21,16 +21,17 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    config = replace(load_config(REPO / "site-config.yaml"), history=None)  # never the committed history
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
+def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch, bare_example_site: Built) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    config = bare_example_config(tmp_path)  # the site of bare_example_site (built once per run)
     assert config.leaderboards, "the example site has a leaderboard"
-    with_board = build_site(config, tmp_path / "with")
+    with_board = bare_example_site
     raw = yaml.safe_load((REPO / "site-config.yaml").read_text(encoding="utf-8"))
     raw.pop("leaderboards")
     raw.pop("history")
     build_site(parse_config(raw, REPO), tmp_path / "without")
-    a, b = _files(tmp_path / "with"), _files(tmp_path / "without")
+    a, b = _files(bare_example_site.site), _files(tmp_path / "without")
     board = config.leaderboards[0]
     prefix = f"leaderboards/{board.id}/"
     systems = len(board.systems)

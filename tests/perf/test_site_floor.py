@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from generator.model.redaction import marker
-from generator.pipelines.build import build_site
-from generator.read.config import load_config
+from tests.support.shared import Built
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOOR = ROOT / "bench" / "site_floor.py"
@@ -48,27 +47,24 @@ def _floor(site: Path, out: Path) -> dict[str, float]:
 
 
 @pytest.fixture(scope="module")
-def example_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("floor") / "site"
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SOURCE_DATE_EPOCH", EPOCH)
-        report = build_site(load_config(ROOT / "site-config.yaml"), out)
-    assert report.pages > 100 and report.redacted  # every page kind, and secrets the build redacted
-    return out
+def built_site(example_site: Built) -> Path:
+    """The example site (built once per run, tests/conftest.py): read only; a test that plants copies it."""
+    assert example_site.pages > 100 and example_site.redacted  # every page kind, and secrets the build redacted
+    return example_site.site
 
 
-def test_the_floor_writes_the_built_site_again_byte_for_byte(example_site: Path, tmp_path: Path) -> None:
-    figures = _floor(example_site, tmp_path / "again")
-    assert _tree(tmp_path / "again") == _tree(example_site)  # files, manifest, mtimes and modes
-    assert figures["files"] == sum(1 for p in example_site.rglob("*") if p.is_file()) - 1  # all but the manifest
-    assert figures["pages"] == sum(1 for _ in example_site.rglob("*.html"))
+def test_the_floor_writes_the_built_site_again_byte_for_byte(built_site: Path, tmp_path: Path) -> None:
+    figures = _floor(built_site, tmp_path / "again")
+    assert _tree(tmp_path / "again") == _tree(built_site)  # files, manifest, mtimes and modes
+    assert figures["files"] == sum(1 for p in built_site.rglob("*") if p.is_file()) - 1  # all but the manifest
+    assert figures["pages"] == sum(1 for _ in built_site.rglob("*.html"))
     assert figures["cpu"] > 0 and figures["seconds"] > 0
 
 
-def test_the_floor_redacts_pages_and_data_files_as_the_build_does(example_site: Path, tmp_path: Path) -> None:
+def test_the_floor_redacts_pages_and_data_files_as_the_build_does(built_site: Path, tmp_path: Path) -> None:
     """A secret put into a page and into a data.json of the built site is redacted by the floor."""
     site = tmp_path / "planted"
-    subprocess.run(["cp", "-a", str(example_site), str(site)], check=True)
+    subprocess.run(["cp", "-a", str(built_site), str(site)], check=True)
     page = site / "glossary.html"
     page.write_text(page.read_text().replace("</body>", f"<p>{SECRET}</p></body>"))
     data = next(p for p in sorted(site.rglob("data.json")) if p.stat().st_size > 10_000)

@@ -4,13 +4,14 @@ else of the site changed by it."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
+import pytest
 import yaml
 
 from generator.pipelines.build import build_site
-from generator.read.config import load_config, parse_config
+from generator.read.config import parse_config
+from tests.support.shared import EPOCH, Built, bare_example_config
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,17 +20,18 @@ def _files(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
-def test_report_page_and_nothing_else_changes(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
-    config = replace(load_config(REPO / "site-config.yaml"), history=None)  # never the committed history
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
+def test_report_page_and_nothing_else_changes(tmp_path: Path, monkeypatch, bare_example_site: Built) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    config = bare_example_config(tmp_path)  # the site of bare_example_site (built once per run)
     (report,) = config.reports
-    built = build_site(config, tmp_path / "with")
+    built = bare_example_site
     assert not built.warnings, built.warnings
     raw = yaml.safe_load((REPO / "site-config.yaml").read_text(encoding="utf-8"))
     raw.pop("reports")
     raw.pop("history")
     build_site(parse_config(raw, REPO), tmp_path / "without")
-    a, b = _files(tmp_path / "with"), _files(tmp_path / "without")
+    a, b = _files(bare_example_site.site), _files(tmp_path / "without")
     prefix = f"reports/{report.id}/"
     assert set(a) - set(b) == {prefix + "index.html", prefix + "data.json"}
     changed = {name for name in a.keys() & b.keys() if a[name] != b[name]}

@@ -5,6 +5,7 @@ Small and stdlib-only, so the same checks can run in any test suite.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from html.parser import HTMLParser
 from pathlib import Path
@@ -38,10 +39,23 @@ class _PageScan(HTMLParser):
 
 
 def scan(path: Path) -> _PageScan:
-    parser = _PageScan()
-    parser.feed(path.read_text(encoding="utf-8"))
-    parser.close()
-    return parser
+    """The page's ids, links and scripts; a page read before with the same bytes is not parsed again
+    (``check_links`` and ``check_scripts`` read every page of a site; a shared site is read by several
+    tests).  Callers only read the result."""
+    data = path.read_bytes()
+    key = hashlib.sha256(data).digest()
+    found = _SCANNED.get(key)
+    if found is None:
+        found = _PageScan()
+        found.feed(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))  # as read_text reads it
+        found.close()
+        if len(_SCANNED) >= 4096:
+            _SCANNED.clear()
+        _SCANNED[key] = found
+    return found
+
+
+_SCANNED: dict[bytes, _PageScan] = {}
 
 
 def check_links(root: Path, *, allowed_external: tuple[str, ...] = ("https://", "http://", "mailto:")) -> list[str]:

@@ -287,3 +287,86 @@ def test_a_private_key_longer_than_a_window_is_redacted() -> None:
     assert _full_scan(_RULES, next(r for r in _RULES.rules if r.kind == "private-key"), text)
     redacted = Redactor().text(text)
     assert redacted.startswith("see [redacted:private-key sha256:") and "ab\\n+/=" not in redacted
+
+
+# ---------------------------------------------------------------------- allowlists, entropy and fold
+
+
+def _naive_allows(allowlist: G.Allowlist, words: tuple[str, ...], secret: str, match: str, line: str) -> bool:
+    """gitleaks' allowlist as written: every regex and every stopword tried, then the condition."""
+    if allowlist.never:
+        return False
+    target = match if allowlist.target == "match" else line if allowlist.target == "line" else secret
+    regex = bool(allowlist.regexes) and any(r.search(target) for r in allowlist.regexes)
+    stop = bool(words) and any(word in secret.lower() for word in words)
+    if allowlist.both:
+        return (regex or not allowlist.regexes) and (stop or not words)
+    return regex or stop
+
+
+_STOPWORDS = ("abc", "abcdef", "bcd", "key", "keys", "x", "zz-9")
+
+
+@settings(max_examples=examples(500), deadline=None)
+@given(st.lists(st.sampled_from(_STOPWORDS), max_size=5), st.text(alphabet="abcdefkeysxz-9AK", max_size=24))
+def test_the_stopword_trie_finds_what_a_substring_search_finds(words: list[str], text: str) -> None:
+    pattern = G.any_word(words)
+    assert (pattern is not None and pattern.search(text) is not None) == any(word in text for word in words)
+
+
+def test_every_allowlist_gives_gitleaks_verdict_and_remembers_it() -> None:
+    """Each vendored allowlist (and one per condition built here) on the values that decide it: the
+    verdict equals the plain reading, the first time and from the remembered search."""
+    data = G.tomllib.loads(G.RULES_FILE.read_text(encoding="utf-8"))
+    listed = [data["allowlist"], *(a for rule in data["rules"] for a in rule.get("allowlists", ()))]
+    listed += [
+        {"condition": condition, "regexes": regexes, "stopwords": stopwords, "regexTarget": target}
+        for condition in ("OR", "AND")
+        for regexes in ([], ["^true$", "example"])
+        for stopwords in ([], ["abc", "Key"])
+        for target in ("secret", "match", "line")
+    ]
+    values = ["", "true", "abcdef", "AKIAIOSFODNN7EXAMPLE", "my_api_key", "xkeyx", "000000", "$HOME", "hunter2"]
+    checked = 0
+    for entry in listed:
+        allowlist = G._allowlist(entry)
+        words = tuple(str(w).lower() for w in entry.get("stopwords", ()))
+        for secret in values:
+            for match in (secret, "api_key = " + secret, "ACCESSOR=" + secret):
+                for line in (match, "--mount=type=secret," + match):
+                    expected = _naive_allows(allowlist, words, secret, match, line)
+                    assert allowlist.allows(secret, match, line) == expected, (entry, secret, match, line)
+                    assert allowlist.allows(secret, match, line) == expected, (entry, secret, match, line)
+                    checked += expected
+    assert checked > 100  # the values do reach allowed verdicts, not only refusals
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.text(alphabet=st.sampled_from("aAsSiIkK\u0130\u0131\u017f\u212a\u00df -"), max_size=30))
+def test_fold_keeps_positions_and_folds_as_a_translation_table_does(text: str) -> None:
+    low = fold(text)
+    assert len(low) == len(text)
+    assert low == (
+        text.lower()
+        if len(text.lower()) == len(text) and not set("\u0131\u017f") & set(text.lower())
+        else text.translate({0x130: "i", 0x131: "i", 0x17F: "s"}).lower()
+    )
+
+
+def test_entropy_is_gitleaks_shannon_entropy_again_and_again() -> None:
+    import math
+    from collections import Counter
+
+    for text in ("", "a", "aab", "sk_live_" + "x1y2" * 8, "\u0130\u0131" * 3, "long" * 64 + "!"):  # 257: not kept
+        size = len(text)
+        expected = -sum(n / size * math.log2(n / size) for n in Counter(text).values()) if text else 0.0
+        assert G.entropy(text) == expected == G.entropy(text)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.sampled_from([*_PIECES, " ", "\n", "x" * 300]), max_size=12).map("".join), st.integers(0, 400))
+def test_a_remembered_cut_is_the_cut_worked_out(text: str, at: int) -> None:
+    from generator.model.redaction import cut, safe_cut
+
+    expected = cut._cut(text, at) if 0 < at < len(text) else max(0, min(at, len(text)))
+    assert safe_cut(text, at) == expected == safe_cut(text, at)  # the second from the memory

@@ -1,43 +1,23 @@
-"""The bundled example, built with the real comparison and ledger cores."""
+"""The bundled example, built with the real comparison and ledger cores (once per run: the
+``example_site`` fixture of tests/conftest.py)."""
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from pathlib import Path
 
 import pytest
 from sitecheck import check_links, check_scripts, find_leaks
 
-from generator.pipelines.build import build_site
-from generator.read.config import load_config
-
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
 
 
-@pytest.fixture(scope="module")
-def example_site(tmp_path_factory):
-    ledger = EXAMPLES / "ledger"
-    root = tmp_path_factory.mktemp("example-config")
-    config_text = (REPO / "site-config.yaml").read_text()
-    config_text = config_text.replace(" examples/", f" {EXAMPLES.as_posix()}/")
-    config_text = config_text.replace(f"{EXAMPLES.as_posix()}/ledger/", f"{ledger.as_posix()}/")
-    # a copy of the committed example history: trend pages are built, the committed file is never appended to
-    history = EXAMPLES / "history" / "history.jsonl"
-    shutil.copyfile(history, root / "history.jsonl")
-    config_text = config_text.replace(f" {history.as_posix()}\n", " history.jsonl\n")
-    (root / "site-config.yaml").write_text(config_text)
-    config = load_config(root / "site-config.yaml")
-    out = tmp_path_factory.mktemp("example-site") / "_site"
-    report = build_site(config, out)
-    return out, report
-
-
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_example_builds_every_page_kind_without_warnings(example_site):
-    out, report = example_site
+    out, report = example_site.site, example_site
     assert report.warnings == []
     doc = json.loads((out / "comparisons" / "native-vs-beta" / "data.json").read_text())
     assert doc["schema"] == "evalsite.comparison.v1"
@@ -50,7 +30,7 @@ def test_example_builds_every_page_kind_without_warnings(example_site):
 
 
 def test_example_task_pages_render_the_instruction(example_site):
-    out, _ = example_site
+    out = example_site.site
     rendered = [
         p
         for p in (out / "comparisons" / "native-vs-beta" / "tasks").glob("*/index.html")
@@ -60,14 +40,14 @@ def test_example_task_pages_render_the_instruction(example_site):
 
 
 def test_example_site_links_scripts_and_leaks(example_site):
-    out, _ = example_site
+    out = example_site.site
     assert check_links(out) == []
     assert check_scripts(out) == []
     assert find_leaks(out, [str(REPO), str(Path.home()), os.getcwd(), "/tmp/", tempfile.gettempdir()]) == []
 
 
 def test_example_index_headlines(example_site):
-    out, _ = example_site
+    out = example_site.site
     index = (out / "index.html").read_text()
     assert "strictly matched pairs" in index and "pass@1" in index
     assert "Recommendation per candidate" in index
@@ -75,7 +55,7 @@ def test_example_index_headlines(example_site):
 
 
 def test_example_ledger_shows_the_extended_analysis(example_site):
-    out, _ = example_site
+    out = example_site.site
     ledger = (out / "ledgers" / "slice-g" / "index.html").read_text()
     assert 'id="caveats"' in ledger and 'id="chart-arm-rates"' in ledger
     arms = [p.read_text() for p in (out / "ledgers" / "slice-g" / "arms").glob("*/index.html")]
@@ -88,7 +68,7 @@ def test_example_ledger_shows_the_extended_analysis(example_site):
 
 
 def test_pilot_ledger_page_says_the_gate_is_underpowered_not_failed_by_a_worse_candidate(example_site):
-    out, _ = example_site
+    out = example_site.site
     page = (out / "ledgers" / "slice-g-pilot" / "index.html").read_text()
     assert "Failed because the campaign is too small: with 70 pairs this gate can never pass" in page
     assert "at least 72 pairs are needed" in page
@@ -96,7 +76,7 @@ def test_pilot_ledger_page_says_the_gate_is_underpowered_not_failed_by_a_worse_c
 
 
 def test_an_imported_side_says_its_format_and_what_it_cannot_record(example_site):
-    site, _ = example_site
+    site = example_site.site
     page = (site / "comparisons" / "inspect-quiz" / "index.html").read_text(encoding="utf-8")
     assert "The candidate side is in the inspect format." in page
     assert "Repetition = the sample&#39;s epoch" in page or "Repetition = the sample's epoch" in page
@@ -105,7 +85,7 @@ def test_an_imported_side_says_its_format_and_what_it_cannot_record(example_site
 
 
 def test_example_history_is_current_and_gives_trend_pages(example_site):
-    out, report = example_site
+    out, report = example_site.site, example_site
     assert report.history_appended == 0, (
         "the example inputs no longer match examples/history/history.jsonl: run scripts/make_example_history.py"
     )
@@ -115,7 +95,7 @@ def test_example_history_is_current_and_gives_trend_pages(example_site):
 
 def test_example_shows_the_decisions_of_issue_25(example_site):
     """Groups, a not-comparable system, the family sentence on both pages, and the gate's guarantee."""
-    out, _report = example_site
+    out = example_site.site
     board = (out / "leaderboards" / "example-agents" / "index.html").read_text(encoding="utf-8")
     pair = (out / "comparisons" / "agent-a-vs-agent-b" / "index.html").read_text(encoding="utf-8")
     data = json.loads((out / "leaderboards" / "example-agents" / "data.json").read_text())
@@ -134,7 +114,7 @@ def test_example_shows_the_decisions_of_issue_25(example_site):
 
 def test_the_leaderboard_does_not_restate_its_verdict_column_in_note_boxes(example_site):
     """Issue 28, item 5: one "Note:" box per system repeated the table; the sentences are one folded list."""
-    out, _report = example_site
+    out = example_site.site
     board = (out / "leaderboards" / "example-agents" / "index.html").read_text(encoding="utf-8")
     assert '<details class="verdict-sentences">' in board
     assert board.count('class="notice info"') == 1  # only the family sentence (issue 25)

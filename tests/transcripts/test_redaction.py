@@ -161,6 +161,7 @@ def _build(tmp_path: Path, redact: str) -> tuple[Path, list[str]]:
     return out, texts
 
 
+@pytest.mark.slow  # builds a whole site: runs first (tests/conftest.py)
 def test_no_byte_of_the_built_site_holds_a_planted_secret(tmp_path: Path) -> None:
     _out, texts = _build(tmp_path, "")
     joined = "\n".join(texts)

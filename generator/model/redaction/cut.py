@@ -32,6 +32,26 @@ def safe_cut(text: str, at: int) -> int:
     """
     if at <= 0 or at >= len(text):
         return max(0, min(at, len(text)))
+    if len(text) > _REMEMBER_SIZE:
+        return _cut(text, at)
+    key = (text, at)
+    cut = _CUTS.get(key)
+    if cut is None:
+        if len(_CUTS) >= _REMEMBER:
+            _CUTS.clear()
+        cut = _CUTS[key] = _cut(text, at)
+    return cut
+
+
+#: Cuts remembered (text, place) -> cut, for texts of at most 16 KiB: a page caps the same long name or
+#: message in every table and view of it, and each cut runs the rules over up to 9 KiB around it.
+_CUTS: dict[tuple[str, int], int] = {}
+_REMEMBER = 512
+_REMEMBER_SIZE = 1 << 14
+
+
+def _cut(text: str, at: int) -> int:
+    """:func:`safe_cut` of a text longer than *at*, worked out."""
     if not _DEFAULT:
         _DEFAULT.append(Redactor())
     low = max(0, at - _WINDOW)
