@@ -163,8 +163,9 @@ def site_key(config: SiteConfig, site: SiteInfo, templates: Path) -> str:
     settings = {
         f.name: _canon(getattr(config, f.name), config.base_dir)
         for f in fields(config)
-        if f.name not in ("comparisons", "ledgers", "leaderboards", "reports", "output", "base_dir")
+        if f.name not in ("comparisons", "ledgers", "leaderboards", "reports", "output", "base_dir", "history")
     }
+    settings["history"] = config.history is not None  # the pages link trend pages; the file is the merge's
     return _digest(
         {
             "evalsite": __version__,
@@ -356,6 +357,8 @@ def plan_build(
     if only:
         plan.only = _named(config, only)
     if parts:
+        if any(part.resolve() == out.resolve() for part in parts):
+            raise EvalsiteError("merge: --out must be a folder of its own, not one of the parts")
         plan.reuse = _merge_sources(parts, shared, keys)
         plan.compute = frozenset()
         return plan
