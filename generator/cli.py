@@ -482,6 +482,7 @@ def _run_build(args: argparse.Namespace) -> int:
         f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
         f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
         + (f"; {problems} entr{'y' if problems == 1 else 'ies'} with data problems" if problems else "")
+        + (f"; {len(report.reused)} unchanged entry(ies) reused" if report.reused else "")
         + (
             f"; {report.transcripts_left_out:,} run page(s) left out by transcripts: {config.transcript_policy}"
             if report.transcripts_left_out

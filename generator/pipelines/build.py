@@ -255,6 +255,7 @@ class BuildReport:
     limits: list[str] = field(default_factory=list)  # GitHub Pages' limits passed or near (write/limits.py)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard family sentences
+    reused: list[str] = field(default_factory=list)  # "kind id" of the entries copied from a previous site or part
 
 
 def _site_info(config: SiteConfig) -> SiteInfo:
@@ -474,6 +475,7 @@ def build_site(
         tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
         plan = plan_build(config, out, site, templates, full=full, only=only, parts=parts) if incremental else None
         bundles, headlines, index_inputs = _gather(config, core, site, report, tick, plan)
+        report.reused = sorted(f"{kind} {entry_id}" for kind, entry_id in (plan.reuse if plan else ()))
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
         history = (

@@ -236,6 +236,8 @@ def _cached_entries(folder: Path, verified: VerifiedSite, recorded: list[Any]) -
     """The recorded entries whose summary reads back and whose files all verify."""
     found: dict[EntryId, _Cached] = {}
     for item in recorded:
+        if not isinstance(item, dict) or sorted(item) != ["files", "id", "key", "kind", "summary"]:
+            continue
         try:
             kind, entry_id, key = str(item["kind"]), str(item["id"]), str(item["key"])
             listed = from_plain(item["files"], dict[str, str])
