@@ -45,7 +45,6 @@ from generator.model.version import __version__
 from generator.pages.models import Headline, InputDigest, PageBundle, SiteInfo
 from generator.pages.names import Phrase, phrase
 from generator.pipelines.history import Record
-from generator.pipelines.leaderboard import evidence_matches
 from generator.read.config import ComparisonConfig, LeaderboardConfig, LedgerConfig, ReportConfig, SiteConfig
 from generator.read.digests import file_digest, tree_digest_of
 from generator.write.site import SiteWriter, VerifiedSite, Vouched, verified_site
@@ -180,6 +179,10 @@ def site_key(config: SiteConfig, site: SiteInfo, templates: Path) -> str:
 def _groups(config: SiteConfig) -> dict[EntryId, frozenset[EntryId]]:
     """Each entry's group: a leaderboard with the comparisons on the same evidence, else itself."""
     group: dict[EntryId, set[EntryId]] = {(kind, entry.id): {(kind, entry.id)} for kind, entry in _entries(config)}
+    if not config.leaderboards:
+        return {member: frozenset(members) for member, members in group.items()}
+    from generator.pipelines.leaderboard import evidence_matches  # scipy: only with a leaderboard
+
     for match in evidence_matches(config, {c.id for c in config.comparisons}):
         a, b = group[("leaderboard", match.board)], group[("comparison", match.comparison)]
         if a is not b:
