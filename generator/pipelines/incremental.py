@@ -36,7 +36,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol
 
-import generator
 from generator.model.errors import EvalsiteError
 from generator.model.jsonfmt import json_text
 from generator.model.redaction import Redactor
@@ -134,7 +133,7 @@ def _tree(folder: Path) -> str:
 
 @cache
 def _code_digest() -> str:
-    return _tree(Path(generator.__file__).parent)
+    return _tree(Path(__file__).resolve().parents[1])  # the generator package
 
 
 def _input_paths(kind: str, entry: Entry) -> list[Path | None]:
