@@ -164,6 +164,9 @@ def site_key(config: SiteConfig, site: SiteInfo, templates: Path) -> str:
         if f.name not in ("comparisons", "ledgers", "leaderboards", "reports", "output", "base_dir", "history")
     }
     settings["history"] = config.history is not None  # the pages link trend pages; the file is the merge's
+    # an error page's message has every input path of the config cut out of it (pipelines/locations.py)
+    roots = [path for path in config.input_paths() if path != config.history]  # no entry's page names the history
+    settings["inputs"] = sorted(_canon(path, config.base_dir) for path in roots)
     return _digest(
         {
             "evalsite": __version__,
@@ -361,8 +364,10 @@ def plan_build(
     if only:
         plan.only = _named(config, only)
     if parts:
-        if any(part.resolve() == out.resolve() for part in parts):
-            raise EvalsiteError("merge: --out must be a folder of its own, not one of the parts")
+        target = out.resolve()
+        for part in (part.resolve() for part in parts):
+            if part == target or part in target.parents or target in part.parents:
+                raise EvalsiteError("merge: --out must be a folder of its own, neither in nor around a part")
         plan.reuse = _merge_sources(parts, shared, keys)
         plan.compute = frozenset()
         return plan
