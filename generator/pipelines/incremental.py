@@ -158,14 +158,13 @@ def _input_digest(path: Path | None) -> str | None:
 
 def site_key(config: SiteConfig, site: SiteInfo, templates: Path) -> str:
     """The part of every entry's key that the whole site shares."""
-    settings = {
-        f.name: _canon(getattr(config, f.name), config.base_dir)
-        for f in fields(config)
-        if f.name not in ("comparisons", "ledgers", "leaderboards", "reports", "output", "base_dir", "history")
-    }
+    # the theme is in the templates' digest; where it lives changes no byte
+    left_out = ("comparisons", "ledgers", "leaderboards", "reports", "output", "base_dir", "history", "theme_dir")
+    base = config.base_dir
+    settings = {f.name: _canon(getattr(config, f.name), base) for f in fields(config) if f.name not in left_out}
     settings["history"] = config.history is not None  # the pages link trend pages; the file is the merge's
     # an error page's message has every input path of the config cut out of it (pipelines/locations.py)
-    roots = [path for path in config.input_paths() if path != config.history]  # no entry's page names the history
+    roots = [path for path in config.input_paths() if path not in (config.history, config.theme_dir)]
     settings["inputs"] = sorted(_canon(path, config.base_dir) for path in roots)
     return _digest(
         {
