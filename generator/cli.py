@@ -370,6 +370,23 @@ def _run_ledger_repair(args: argparse.Namespace) -> int:
 
 def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
     p = sub.add_parser("build", help="build the static site described by site-config.yaml")
+    _site_options(p)
+    p.add_argument("--full", action="store_true", help="rebuild every entry (default: reuse the previous site's)")
+    p.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="build only this entry (repeat for more) into a part for `evalsite merge`",
+    )
+    p.set_defaults(handler=_run_build)
+    p = sub.add_parser("merge", help="merge parts built with `build --only` into the site")
+    p.add_argument("parts", nargs="+", metavar="PART", help="folders written by `evalsite build --only ... --out`")
+    _site_options(p)
+    p.set_defaults(handler=_run_build)
+
+
+def _site_options(p: _Parser) -> None:
     p.add_argument("--config", default="site-config.yaml", metavar="FILE")
     p.add_argument("--out", metavar="DIR", help="output folder (default: the config's output)")
     p.add_argument("--history", metavar="PATH", help="build history file to append to (default: the config's history)")
@@ -389,7 +406,6 @@ def _add_build(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="exit 1 (after writing the site and the summary) on these conditions: regression, issues, "
         "verdict-worse (one or more, or the option repeated)",
     )
-    p.set_defaults(handler=_run_build)
 
 
 def _add_history(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -418,7 +434,8 @@ def _display(path: Path) -> str:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    """``evalsite build [--config FILE] [--out DIR]``: build, then one line of warnings each and a summary."""
+    """``evalsite build [--config FILE] [--out DIR]`` (and ``merge PART ...``): build, then one line of
+    warnings each and a summary."""
     from generator.pipelines.build import build_site, load_config, progress_wanted
     from generator.pipelines.history import HistoryOptions
 
@@ -431,8 +448,20 @@ def _run_build(args: argparse.Namespace) -> int:
     anchor = getattr(args, "history_anchor", None)
     key_env, reset = getattr(args, "history_key_env", None), bool(getattr(args, "history_reset", False))
     options = HistoryOptions(key_env, Path(anchor) if anchor else None, reset)
+    only, parts = tuple(getattr(args, "only", None) or ()), tuple(Path(p) for p in getattr(args, "parts", None) or ())
+    if only and (summary is not None or fail_on):
+        raise EvalsiteError("a part (--only) records no history: give --summary and --fail-on to `evalsite merge`")
     report = build_site(
-        config, out, progress=progress_wanted(), summary=summary, fail_on=fail_on, history_options=options
+        config,
+        out,
+        progress=progress_wanted(),
+        summary=summary,
+        fail_on=fail_on,
+        history_options=options,
+        incremental=True,
+        full=bool(getattr(args, "full", False)),
+        only=only,
+        parts=parts,
     )
     for warning in (*report.warnings, *report.limits):
         _say("warning", warning, config.redactor)
@@ -452,6 +481,7 @@ def _run_build(args: argparse.Namespace) -> int:
         f"built {report.pages:,} pages ({report.files:,} files, {report.total_bytes / 1e6:.1f} MB) "
         f"into {_display(report.out_dir)} in {report.seconds:.1f}s"
         + (f"; {problems} entr{'y' if problems == 1 else 'ies'} with data problems" if problems else "")
+        + (f"; {len(report.reused)} unchanged entry(ies) reused" if report.reused else "")
         + (
             f"; {report.transcripts_left_out:,} run page(s) left out by transcripts: {config.transcript_policy}"
             if report.transcripts_left_out

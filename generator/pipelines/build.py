@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -58,6 +59,7 @@ from generator.pages.names import phrase
 from generator.pages.trends.page import with_trend_links
 from generator.pipelines.history import (
     HistoryOptions,
+    HistoryOutcome,
     check_summary_path,
     comparison_record,
     failed_record,
@@ -65,8 +67,11 @@ from generator.pipelines.history import (
     run_history,
     write_summary,
 )
+from generator.pipelines.incremental import Plan, gather_entry, plan_build
 from generator.pipelines.inputs import digest as _digest
 from generator.pipelines.inputs import tree_input as _tree_input
+from generator.pipelines.locations import check_output_location
+from generator.pipelines.locations import scrub as _scrub
 from generator.pipelines.progress import Progress as _Progress
 from generator.pipelines.progress import progress_wanted
 from generator.pipelines.site_pool import Item, write_bundles, write_page
@@ -250,6 +255,7 @@ class BuildReport:
     limits: list[str] = field(default_factory=list)  # GitHub Pages' limits passed or near (write/limits.py)
     related: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard links
     notes: dict[str, tuple[Any, ...]] = field(default_factory=dict)  # comparison id -> leaderboard family sentences
+    reused: list[str] = field(default_factory=list)  # "kind id" of the entries copied from a previous site or part
 
 
 def _site_info(config: SiteConfig) -> SiteInfo:
@@ -262,36 +268,6 @@ def _site_info(config: SiteConfig) -> SiteInfo:
 def _epoch() -> int | None:
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
     return int(epoch) if epoch.isdigit() else None
-
-
-def check_output_location(out_dir: Path, config: SiteConfig) -> None:
-    """Refuse an output folder whose replacement would destroy the config or any input."""
-    out = out_dir.resolve()
-    if out == Path(out.anchor) or out == Path.home().resolve():
-        raise EvalsiteError(f"refusing to use {out.name or out.anchor!r} as the output folder")
-    protected = (config.base_dir, *config.input_paths())
-    for path in protected:
-        path = path.resolve()
-        if path == out or out in path.parents:
-            raise EvalsiteError(
-                f"output folder {out.name!r} contains the site config or an input ({path.name!r}); choose another"
-            )
-        if path in out.parents and path != config.base_dir:
-            raise EvalsiteError(f"output folder {out.name!r} is inside an input folder ({path.name!r})")
-
-
-def _scrub(message: str, config: SiteConfig) -> str:
-    """Remove local paths from a message before it reaches a page."""
-    message = " ".join(str(message).split())
-    roots = sorted(
-        {str(p) for p in (config.base_dir, *config.input_paths(), Path.home())} | {os.path.realpath(os.sep + "tmp")},
-        key=len,
-        reverse=True,
-    )
-    for root in roots:
-        if root and root != os.sep:
-            message = message.replace(root, "…")
-    return message
 
 
 def _data_error_message(error: BaseException, config: SiteConfig) -> str:
@@ -469,15 +445,25 @@ def build_site(
     summary: Path | None = None,
     fail_on: Sequence[str] = (),
     history_options: HistoryOptions | None = None,
+    incremental: bool = False,
+    full: bool = False,
+    only: Sequence[str] = (),
+    parts: Sequence[Path] = (),
 ) -> BuildReport:
     """Build the whole site into *out_dir* (default: the config's output) atomically: gather every
     entry's pages, record the history (trend pages; *summary*; *fail_on* reasons in ``report.gate``,
-    ``docs/history.md``), then write."""
+    ``docs/history.md``), then write.
+
+    *incremental* (``evalsite build``): record each entry's key and reuse the previous site's files
+    of unchanged entries unless *full*; *only*: a part of a split build; *parts*: merge those parts
+    (``pipelines/incremental.py``, ``docs/performance.md``)."""
     started = time.perf_counter()
     out = Path(out_dir or config.output).resolve()
     check_output_location(out, config)
     if summary is not None:
         check_summary_path(summary, config, out)
+    if incremental and core is not None:
+        raise ValueError("an incremental build keys entries by their inputs: it runs the default core")
     if core is None:
         core = DefaultCore()
         core.transcripts, core.transcript_policy = config.transcripts, config.transcript_policy
@@ -487,21 +473,23 @@ def build_site(
 
     with _Progress(progress) as bar, themed_templates(templates_dir or default_templates_dir(), theme) as templates:
         tick = bar.stage("reading entries", len(config.comparisons) + len(config.ledgers))
-        bundles, (headlines_c, headlines_l, headlines_b, headlines_r) = _gather(config, core, site, report, tick)
+        plan = plan_build(config, out, site, templates, full=full, only=only, parts=parts) if incremental else None
+        bundles, headlines, index_inputs = _gather(config, core, site, report, tick, plan)
+        report.reused = sorted(f"{kind} {entry_id}" for kind, entry_id in (plan.reuse if plan else ()))
         if config.strict and report.warnings:
             raise EvalsiteError(f"strict build: {report.warnings[0]} ({len(report.warnings)} data problem(s))")
-        history = run_history(
-            report.records, config.history, fail_on, site, templates, config.redactor, history_options, out
+        history = (
+            HistoryOutcome()  # a part of a split build: the merge records the history
+            if plan is not None and plan.only is not None
+            else run_history(
+                report.records, config.history, fail_on, site, templates, config.redactor, history_options, out
+            )
         )
         report.history_appended, report.gate = history.appended, history.reasons
-        index_inputs = [
-            InputDigest(phrase("{}: {}", bundle.page.meta.title, item.role), item.name, item.sha256, item.detail)
-            for bundle in bundles
-            if bundle.page.template
-            in ("comparison.html", "ledger.html", "leaderboard.html", "report.html", "entry_error.html")
-            for item in bundle.page.meta.inputs
-        ]
-        index = build_index_page(site, headlines_c, headlines_l, index_inputs, headlines_b, history.links, headlines_r)
+        h = headlines
+        index = build_index_page(
+            site, h["comparison"], h["ledger"], index_inputs, h["leaderboard"], history.links, h["report"]
+        )
         bundles.insert(0, index)
 
         # each comparison page is followed by its task pages and each board by its system and pair
@@ -511,8 +499,8 @@ def build_site(
         ]
         report.task_jobs.clear()
         tick = bar.stage("writing pages", len(items))
-        with staged_site(out, _epoch(), config.redactor) as writer:
-            _write_everything(writer, items, history, site, templates, config, report, tick)
+        with staged_site(out, _epoch(), config.redactor, plan.vouched if plan else None) as writer:
+            _write_everything(writer, items, history, site, templates, config, report, tick, plan)
         if writer.kept:
             shown = ", ".join(repr(path) for path in writer.kept[:3])
             more = f" and {len(writer.kept) - 3} more" if len(writer.kept) > 3 else ""
@@ -527,39 +515,35 @@ def build_site(
 
 
 def _gather(
-    config: SiteConfig, core: Core, site: SiteInfo, report: BuildReport, tick: Callable[[], None]
-) -> tuple[list[PageBundle], tuple[list[Headline], list[Headline], list[Headline], list[Headline]]]:
-    """Every entry's pages and its index headline: comparisons, ledgers, leaderboards, then reports."""
-    headlines_c: list[Headline] = []
-    headlines_l: list[Headline] = []
+    config: SiteConfig, core: Core, site: SiteInfo, report: BuildReport, tick: Callable[[], None], plan: Plan | None
+) -> tuple[list[PageBundle], dict[str, list[Headline]], list[InputDigest]]:
+    """Every entry's pages, index headline and "Built from" rows: comparisons, ledgers, leaderboards, then
+    reports; an entry the *plan* reuses brings its headline and rows from the previous build, no pages."""
+    steps: list[tuple[str, Sequence[Any], Callable[[Any], tuple[Headline, list[PageBundle]]]]] = [
+        ("comparison", config.comparisons, lambda entry: _comparison_bundles(entry, core, site, config, report)),
+        ("ledger", config.ledgers, lambda entry: _ledger_bundles(entry, core, site, config, report)),
+        ("leaderboard", config.leaderboards, lambda entry: _leaderboard_bundles(entry, site, config, report)),
+        ("report", config.reports, lambda entry: _report_bundles(entry, site, config, report)),
+    ]
+    headlines: dict[str, list[Headline]] = {}
     bundles: list[PageBundle] = []
-    for comparison in config.comparisons:
-        headline, pages = _comparison_bundles(comparison, core, site, config, report)
-        headlines_c.append(headline)
-        bundles.extend(pages)
-        tick()
-    for ledger in config.ledgers:
-        headline, pages = _ledger_bundles(ledger, core, site, config, report)
-        headlines_l.append(headline)
-        bundles.extend(pages)
-        tick()
-    headlines_b: list[Headline] = []
-    for leaderboard in config.leaderboards:
-        headline, pages = _leaderboard_bundles(leaderboard, site, config, report)
-        headlines_b.append(headline)
-        bundles.extend(pages)
-    headlines_r: list[Headline] = []
-    for entry in config.reports:
-        headline, pages = _report_bundles(entry, site, config, report)
-        headlines_r.append(headline)
-        bundles.extend(pages)
+    rows: list[InputDigest] = []
+    for kind, entries, step in steps:
+        headlines[kind] = []
+        for entry in entries:
+            headline, pages, entry_rows = gather_entry(plan, kind, entry.id, partial(step, entry), report)
+            headlines[kind] += [headline] if headline is not None else []
+            bundles.extend(pages)
+            rows.extend(entry_rows)
+            if kind in ("comparison", "ledger"):
+                tick()
     if report.related:  # comparison pages link the leaderboard pages of the same evidence
         from generator.pages.leaderboard.links import with_related
 
         bundles = with_related(bundles, report.related, report.notes)
     if config.history is not None:  # each comparison and leaderboard page links its trend page
         bundles = with_trend_links(bundles)
-    return bundles, (headlines_c, headlines_l, headlines_b, headlines_r)
+    return bundles, headlines, rows
 
 
 def _write_everything(
@@ -571,9 +555,13 @@ def _write_everything(
     config: SiteConfig,
     report: BuildReport,
     tick: Callable[[], None],
+    plan: Plan | None = None,
 ) -> None:
-    """Write the assets, the pages, the glossary, the trend pages, the history head and the run pages."""
+    """Write the assets, the pages, the glossary, the trend pages, the history head and the run pages;
+    copy the entries the *plan* reuses, record the keys."""
     _write_assets(writer, templates, config.noindex)
+    copied, largest = plan.copy_into(writer) if plan is not None else (0, ("", 0))
+    _note_page(report, *largest)
     write_bundles(writer, items, templates, lambda url, size: _note_page(report, url, size), tick)
     writer.write_text(GLOSSARY_URL, render_page(glossary_page(site), templates))
     if config.leaderboards:
@@ -590,7 +578,10 @@ def _write_everything(
         templates,
     )
     report.transcript_jobs.clear()
-    report.pages = len(items) + len(history.pages) + run_pages_written
+    report.pages = len(items) + len(history.pages) + run_pages_written + copied
+    if plan is not None:
+        plan.finish(writer, config.redactor)
+        report.pages = report.pages if plan.only is None else sum(path.endswith(".html") for path in writer.written)
     report.files = len(writer.written)
     report.total_bytes = writer.total_bytes
     report.limits = limit_warnings(report.files, report.total_bytes, config.transcript_policy)

@@ -29,7 +29,7 @@ import json
 import os
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +45,17 @@ from generator.write.building import (
     start_build,
 )
 
-__all__ = ["MARKER", "PLOTLY_BUNDLE", "JsonText", "SiteWriter", "plotly_js", "staged_site"]
+__all__ = [
+    "MARKER",
+    "PLOTLY_BUNDLE",
+    "JsonText",
+    "SiteWriter",
+    "VerifiedSite",
+    "Vouched",
+    "plotly_js",
+    "staged_site",
+    "verified_site",
+]
 
 MARKER = ".evalsite-site"
 _MARKER_SCHEMA = "evalsite.site-manifest.v1"
@@ -141,6 +151,37 @@ class SiteWriter:
             os.fchmod(fd, _FILE_MODE)
         finally:
             os.close(fd)
+
+    def copy_verified(self, rel_path: str, source: Path, identity: tuple[int, int, int, int, int], digest: str) -> None:
+        """Copy a file of a verified previous site (:func:`verified_site`) unchanged.
+
+        *identity* is the file's when it was hashed and found to be *digest*: a file whose identity
+        has moved since (edited while this build ran) is refused, never copied unchecked.  Markers of
+        redacted values in it are counted as a write of its text would count them.
+        """
+        target = self._target(rel_path)
+        fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns) != identity:
+                raise EvalsiteError(f"{rel_path!r} of a previous site changed while the build ran; build again")
+            data = handle.read()
+        if b"[redacted:" in data:
+            self._count(data.decode("utf-8", "replace"))
+        self.written[rel_path] = len(data)
+        self.digests[rel_path] = digest
+        self._create(target, data)
+
+    def drop(self, keep: Callable[[str], bool]) -> None:
+        """Remove every written file whose path *keep* refuses (a part of a split build keeps its entries)."""
+        for rel_path in [path for path in self.written if not keep(path)]:
+            os.unlink(self.root.joinpath(*rel_path.split("/")))
+            del self.written[rel_path]
+            del self.digests[rel_path]
+        for dirpath, _dirnames, _filenames in os.walk(self.root, topdown=False):
+            if dirpath != os.fspath(self.root):
+                with contextlib.suppress(OSError):  # not empty
+                    os.rmdir(dirpath)
 
     def write_text(self, rel_path: str, text: str) -> None:
         text = self.redactor.final_text(text)  # each byte scanned once by the rules, no pre-check first
@@ -357,11 +398,35 @@ def _foreign_files(
     return sorted(foreign)
 
 
-def _check_replaceable(out_dir: Path) -> Vouched:
-    """Refuse an output folder that evalsite may not replace; the previous site's files it vouched for."""
+@dataclass(frozen=True)
+class VerifiedSite:
+    """A previous site (or a part of a split build) checked against its manifest."""
+
+    files: dict[str, str]  # path -> SHA-256 hex, for every listed file found unchanged
+    foreign: tuple[str, ...]  # paths the manifest does not vouch for (unlisted, changed, links)
+    vouched: Vouched  # the unchanged files' identities (SiteWriter.copy_verified; staged_site)
+
+
+def verified_site(folder: Path) -> VerifiedSite | None:
+    """*folder*'s files its manifest vouches for, each hashed once; None without a readable manifest."""
+    if folder.is_symlink() or not folder.is_dir():
+        return None
+    manifest = _read_manifest(folder)
+    if manifest is None:
+        return None
+    vouched: Vouched = {}
+    foreign = _foreign_files(folder, manifest, vouched)
+    files = {path: str(digest) for path, (_identity, digest) in vouched.items()}
+    return VerifiedSite(files, tuple(foreign), vouched)
+
+
+def _check_replaceable(out_dir: Path, known: Vouched | None = None) -> Vouched:
+    """Refuse an output folder that evalsite may not replace; the previous site's files it vouched for.
+
+    *known*: files already hashed (:func:`verified_site`), not hashed again while unchanged."""
     if out_dir.is_symlink():
         raise EvalsiteError(f"output folder {out_dir.name!r} is a symlink; refusing to replace it")
-    vouched: Vouched = {}
+    vouched: Vouched = dict(known or {})
     if not out_dir.exists():
         return vouched
     if not out_dir.is_dir():
@@ -456,8 +521,12 @@ def _swap_into_place(new: Path, out_dir: Path) -> Path | None:
 
 
 @contextmanager
-def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | None = None) -> Iterator[SiteWriter]:
+def staged_site(
+    out_dir: Path, epoch: int | None = None, redactor: Redactor | None = None, vouched: Vouched | None = None
+) -> Iterator[SiteWriter]:
     """Yield a writer into a fresh sibling folder; swap it into *out_dir* on success.
+
+    *vouched*: the previous site's files already verified (:func:`verified_site`), not hashed again.
 
     After the block, ``writer.kept`` lists files of the previous site that were kept instead of
     deleted (and ``writer.kept_in`` names the folder beside the output that holds them).
@@ -466,7 +535,7 @@ def staged_site(out_dir: Path, epoch: int | None = None, redactor: Redactor | No
     for parent in out_dir.parents:
         if os.path.lexists(parent) and not parent.is_dir():
             raise EvalsiteError(f"output folder {out_dir.name!r} cannot be made: {parent.name!r} is not a folder")
-    vouched = _check_replaceable(out_dir)
+    vouched = _check_replaceable(out_dir, vouched)
     try:
         out_dir.parent.mkdir(parents=True, exist_ok=True)
         clean_stale_builds(out_dir)
