@@ -138,8 +138,8 @@ def measure(command: list[str], every: float = 0.1) -> tuple[float, int, int, st
     for line in lines:
         if line.startswith(_RSS_MARK):
             rss = int(line[len(_RSS_MARK) :]) * 1024
-    said = [line for line in lines if line.startswith("built ")]
-    return seconds, peak * 1024, rss, said[-1] if said else ""
+    said = [line for line in lines if line.strip() and not line.startswith(_RSS_MARK)]
+    return seconds, peak * 1024, rss, said[-1].strip() if said else ""
 
 
 def _site_size(site: Path) -> tuple[int, int]:

@@ -585,11 +585,7 @@ def _write_everything(
     if history.head is not None:  # a count and an id computed here, unredacted (an id looks like a secret)
         writer.write_bytes(HEAD_FILE, json_text(history.head.document()).encode("utf-8"))
     run_pages_written = write_transcripts(
-        report.transcript_jobs,
-        lambda url, html, data: _write_page(writer, url, html, data, report),
-        writer.redactor,
-        site,
-        templates,
+        report.transcript_jobs, writer, lambda url, size: _note_page(report, url, size), site, templates
     )
     report.transcript_jobs.clear()
     report.pages = len(items) + len(history.pages) + run_pages_written

@@ -190,3 +190,16 @@ def test_untrusted_text_stays_escaped_on_a_grouped_page() -> None:
     html = render_page(done[-1][0], default_templates_dir())
     assert "<script>alert" not in html and "<b>task</b>" not in html and "<i>A</i>" not in html
     assert "&lt;script&gt;alert(1)" in html
+
+
+def test_grouped_pages_written_by_workers_are_the_same_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _config(tmp_path, "all", "task")
+    files = {}
+    for workers in ("1", "2"):
+        monkeypatch.setenv("EVALSITE_WORKERS", workers)
+        monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+        out = tmp_path / f"site-{workers}"
+        build_site(load_config(config), out)
+        files[workers] = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert any("/transcripts/" in path for path in files["1"])
+    assert files["1"] == files["2"]

@@ -244,9 +244,7 @@ class TaskRuns:
         pages: tuple[Link, ...] = ()
         if first:
             index = tuple(
-                IndexEntry(
-                    anchor, text, Link(f"page {at}" if at > 1 else "below", rel(url, self._url(at)) + f"#{target}")
-                )
+                IndexEntry(anchor, text, Link(f"page {at}" if at > 1 else "below", self._href(1, at, target)))
                 for anchor, text, at, target in self._index
             )
             pages = tuple(Link(str(n), "" if n == 1 else rel(url, self._url(n))) for n in range(1, self._page + 1))
