@@ -268,19 +268,21 @@ class TaskRuns:
             "pairs": page.pairs,
         }
         if first:
-            data["pages"] = self._page
-            data["index"] = [{"anchor": a, "page": at, "target": target} for a, _text, at, target in self._index]
+            data.update(
+                pages=self._page,
+                index=[{"anchor": a, "page": at, "target": target} for a, _text, at, target in self._index],
+            )
         return view, data
 
 
 def _run_data(run: RunItem, views: tuple[StepView, ...], continued: bool) -> dict[str, Any]:
     """One run's part of a page's ``data.json`` (its steps on that page)."""
     data: dict[str, Any] = {"side": run.side, "rep": run.rep, "variant": run.variant, "continued": continued}
-    if run.transcript is None:
-        data["problem"] = run.problem
-        return data
     transcript = run.transcript
-    data["format"] = transcript.format
-    data["raw_stdout"] = {"bytes": transcript.bytes, "sha256": transcript.sha256, "source": transcript.source}
-    data["steps"] = [[v.index, v.kind, v.name] for v in views]
-    return data
+    if transcript is None:
+        return data | {"problem": run.problem}
+    return data | {
+        "format": transcript.format,
+        "raw_stdout": {"bytes": transcript.bytes, "sha256": transcript.sha256, "source": transcript.source},
+        "steps": [[v.index, v.kind, v.name] for v in views],
+    }
