@@ -65,6 +65,13 @@ bench-full: $(TESTING)
 	$(BIN)/python bench/bench_ledger.py
 	$(BIN)/python bench/bench_site.py --with-ledger
 
+# 100,000 runs a side, Comet and Inspect (issue 30): build time, peak memory of all processes, files and
+# bytes against GitHub Pages' limits (bench/bench_scale.py; about an hour with the data generated once).
+# Then the incremental-rebuild and split-then-merge figures (bench/bench_incremental.py), when present.
+bench-scale: $(TESTING)
+	$(BIN)/python bench/bench_scale.py
+	@if [ -f bench/bench_incremental.py ]; then $(BIN)/python bench/bench_incremental.py; fi  # helper C's
+
 # The golden files of tests/compare and tests/ledger, re-blessed from the reference programs in ../shared.
 goldens: $(TESTING)
 	$(BIN)/python scripts/make_comet_golden.py
@@ -94,4 +101,4 @@ $(TESTING): pyproject.toml | $(BIN)/python
 clean:
 	rm -rf _site $(VENV) test-artifacts
 
-.PHONY: site test test-fast check bench bench-full calibrate goldens examples clean
+.PHONY: site test test-fast check bench bench-full bench-scale calibrate goldens examples clean

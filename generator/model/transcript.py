@@ -12,6 +12,8 @@ from typing import Final
 __all__ = [
     "LEFT_OUT",
     "STEP_KINDS",
+    "RUN_PAGE_MODES",
+    "TASK_GROUPED_ABOVE",
     "TRANSCRIPT_POLICIES",
     "AlignedRow",
     "Step",
@@ -28,6 +30,13 @@ STEP_KINDS = ("user", "assistant", "thinking", "tool_use", "tool_result", "resul
 
 #: The site's ``transcripts:`` policies (``generator.analyze.transcripts.policy``).
 TRANSCRIPT_POLICIES: Final = ("all", "failures", "differing", "sample", "none")
+
+#: The site's ``run_pages:`` settings: ``run`` writes a page per run and per pair (long transcripts
+#: continue on more pages); ``task`` groups a task's published runs and pairs on its own transcript
+#: pages; ``auto`` (the default) groups per task when a comparison publishes more than
+#: :data:`TASK_GROUPED_ABOVE` transcripts (``docs/transcripts.md``).
+RUN_PAGE_MODES: Final = ("auto", "run", "task")
+TASK_GROUPED_ABOVE: Final = 2000
 
 #: The reason a run's transcript is not published; ``{policy}`` is the setting that left it out.
 LEFT_OUT: Final = "left out by transcripts: {policy} (set transcripts: all to publish it)"

@@ -41,6 +41,7 @@ __all__ = [
     "report_url",
     "pair_url",
     "run_url",
+    "task_transcripts_url",
     "task_url",
 ]
 
@@ -109,6 +110,12 @@ def run_url(comparison_id: str, task: str, side: str, rep: int, page: int = 1, v
     """
     run = f"{side}-{rep}" + (f"-{variant}" if variant else "")
     base = f"comparisons/{comparison_id}/tasks/{name_slug(task)}/runs/{run}/"
+    return base + ("index.html" if page == 1 else f"page-{page}/index.html")
+
+
+def task_transcripts_url(comparison_id: str, task: str, page: int = 1) -> str:
+    """A task's runs and pairs grouped (``run_pages: task``); the first page indexes them all."""
+    base = f"comparisons/{comparison_id}/tasks/{name_slug(task)}/transcripts/"
     return base + ("index.html" if page == 1 else f"page-{page}/index.html")
 
 

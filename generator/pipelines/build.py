@@ -75,6 +75,7 @@ from generator.pipelines.locations import scrub as _scrub
 from generator.pipelines.progress import Progress as _Progress
 from generator.pipelines.progress import progress_wanted
 from generator.pipelines.site_pool import Item, write_bundles, write_page
+from generator.pipelines.task_transcripts import groups_per_task
 from generator.pipelines.transcripts import left_out, run_page_states, transcript_refs, write_transcripts
 from generator.read.config import (
     ComparisonConfig,
@@ -247,7 +248,7 @@ class BuildReport:
     history_appended: int = 0
     redacted: dict[str, int] = field(default_factory=dict)  # distinct secrets redacted, by kind
     redaction: bool = True  # False when the config says ``redact: false``
-    transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, view, refs) per comparison
+    transcript_jobs: list[Any] = field(default_factory=list)  # (id, title, view, refs, grouped) per comparison
     # a page URL -> the pages written right after it, made only then (task pages; leaderboard system/pair pages)
     task_jobs: dict[str, list[Item]] = field(default_factory=dict)
     largest_run_page: tuple[str, int] = ("", 0)
@@ -322,11 +323,12 @@ def _comparison_bundles(
             statistics,
             run_page_states(data.transcripts) if config.transcripts else {},
             data.run_status,
+            grouped := config.transcripts and groups_per_task(config.run_pages, data.transcripts),
         )
         page, task_jobs = comparison_page_jobs(source, site)
         bundles = [page]
         if config.transcripts:
-            report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts))
+            report.transcript_jobs.append((entry.id, entry.title, view, data.transcripts, grouped))
             report.transcripts_left_out += left_out(data.transcripts)
         verdict = decided_verdict(view.statistics, view.scores) if statistics.verdict is not None else None
         headline = comparison_headline(entry.id, entry.title, view, verdict)
@@ -571,11 +573,7 @@ def _write_everything(
     if history.head is not None:  # a count and an id computed here, unredacted (an id looks like a secret)
         writer.write_bytes(HEAD_FILE, json_text(history.head.document()).encode("utf-8"))
     run_pages_written = write_transcripts(
-        report.transcript_jobs,
-        lambda url, html, data: _write_page(writer, url, html, data, report),
-        writer.redactor,
-        site,
-        templates,
+        report.transcript_jobs, writer, lambda url, size: _note_page(report, url, size), site, templates
     )
     report.transcript_jobs.clear()
     report.pages = len(items) + len(history.pages) + run_pages_written + copied

@@ -21,14 +21,17 @@ from generator.model.comparison_view import ComparisonView
 from generator.model.redaction import Redactor
 from generator.model.transcript import TranscriptRef
 from generator.pages.models import SiteInfo
+from generator.pipelines.site_pool import write_page
+from generator.pipelines.task_transcripts import write_grouped
 from generator.render.env import render_page
+from generator.write.site import SiteWriter
 
 __all__ = ["left_out", "run_page_states", "transcript_refs", "write_transcripts"]
 
 #: (url, html, data) -> None: how ``build.py`` writes one page and its ``data.json``.
 WritePage = Callable[[str, str, object], None]
-#: One comparison's transcripts to write: (id, title, view, refs).
-Job = tuple[str, str, ComparisonView, tuple[TranscriptRef, ...]]
+#: One comparison's transcripts to write: (id, title, view, refs, grouped per task).
+Job = tuple[str, str, ComparisonView, tuple[TranscriptRef, ...], bool]
 
 
 def transcript_refs(result: Any, rebase: bool, policy: str = "all") -> tuple[TranscriptRef, ...]:
@@ -131,16 +134,25 @@ def run_page_states(refs: Sequence[TranscriptRef]) -> dict[tuple[str, str, int, 
 
 
 def write_transcripts(
-    jobs: Sequence[Job], write: WritePage, redactor: Redactor, site: SiteInfo, templates: Path
+    jobs: Sequence[Job], writer: SiteWriter, on_page: Callable[[str, int], None], site: SiteInfo, templates: Path
 ) -> int:
-    """Every run page, one run at a time (read, page models, render, write), so memory stays bounded."""
+    """Every run page, one run at a time (read, page models, render, write), so memory stays bounded;
+    a comparison grouped per task (``run_pages:``) by ``task_transcripts.write_grouped``."""
     from generator.analyze.transcripts.steps import tool_calls
     from generator.pages.runs.page import RunBundle, run_pages, run_problem_page, step_pages
     from generator.read.safe_io import Refusal
     from generator.read.transcripts import InspectLogs, read_ref
 
+    redactor = writer.redactor
+
+    def write(url: str, html: str, data: object) -> None:
+        on_page(url, write_page(writer, url, html, data))
+
     written = 0
-    for cid, title, view, refs in jobs:
+    for cid, title, view, refs, grouped in jobs:
+        if grouped:
+            written += write_grouped((cid, title, view, refs), writer, on_page, site, templates)
+            continue
         calls: dict[tuple[str, str, int], Any] = {}  # (side, task, rep) -> (tool calls, step pages) or why not
         logs = InspectLogs()  # the Inspect log last read (runs of one log come together)
         for ref in refs:

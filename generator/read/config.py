@@ -13,6 +13,7 @@ Schema (unknown keys are errors)::
     strict: bool                    # optional, default false: an entry with bad data fails the build
     redact: bool | {patterns: [{kind: str, regex: str}]}   # optional, default on (docs/transcripts.md)
     transcripts: bool | all | failures | differing | sample | none   # optional, default true (= all): run pages
+    run_pages: auto | run | task   # optional, default auto: a page per run, or a task's runs grouped
     theme_dir: DIR                  # optional: your templates and assets first (docs/site.md, "Themes")
     comparisons:                    # optional list
       - id: slug                    # a-z 0-9 -, 1-64 chars, unique across the whole config
@@ -78,9 +79,10 @@ from generator.model.leaderboard import (
 from generator.model.records import RecordsMapping
 from generator.model.redaction import RedactionRule, Redactor, check_rule, rule_ids
 from generator.model.scores import DEFAULT_METRIC, ScoreMetric
-from generator.model.transcript import TRANSCRIPT_POLICIES
+from generator.model.transcript import RUN_PAGE_MODES, TRANSCRIPT_POLICIES
 from generator.read.config_checks import (
     _bool,
+    _choice,
     _entry_id,
     _fail,
     _keys,
@@ -113,7 +115,7 @@ MAX_CONFIG_BYTES = 1_000_000
 _TOP_KEYS = {"title", "description", "output", "noindex", "strict", "comparisons", "ledgers", "leaderboards"}
 _TOP_KEYS |= {"history", "base_url"}  # build history and absolute summary links (docs/history.md)
 _TOP_KEYS |= {"theme_dir"}  # the user's templates and assets first on the loader path
-_TOP_KEYS |= {"redact", "transcripts"}  # secret redaction and run pages (docs/transcripts.md)
+_TOP_KEYS |= {"redact", "transcripts", "run_pages"}  # secret redaction and run pages (docs/transcripts.md)
 _COMPARISON_KEYS = {"id", "title", "candidate", "baseline", "tasks", "eval_root", "ks", "rebase_artifacts"}
 _COMPARISON_KEYS |= {"pass_threshold", "scorer", "errors_as_failures", "metric"}  # docs/importers.md
 _SIDE_KEYS = {"experiment", "treatment"}
@@ -255,6 +257,7 @@ class SiteConfig:
     redactor: Redactor = Redactor()  # secret redaction of every published byte (``redact:``)
     transcripts: bool = True  # run and pair pages from raw stdout transcripts (``transcripts:``)
     transcript_policy: str = "all"  # which runs get one: all | failures | differing | sample | none
+    run_pages: str = "auto"  # a page per run (run), a task's runs grouped (task), or auto by count
     theme_dir: Path | None = None  # templates and assets laid over evalsite's (``theme_dir:``)
     reports: tuple[ReportConfig, ...] = ()  # single-system report pages (``reports:``)
 
@@ -541,6 +544,7 @@ def parse_config(data: Any, base_dir: Path) -> SiteConfig:
         base_url=_base_url(top.get("base_url")),
         redactor=_redactor(top.get("redact")),
         **_transcripts(top.get("transcripts", True)),
+        run_pages=_choice(top.get("run_pages", "auto"), "run_pages", RUN_PAGE_MODES),
         theme_dir=None if top.get("theme_dir") is None else _path(top["theme_dir"], base, "theme_dir", kind="dir"),
         reports=reports,
     )

@@ -13,7 +13,20 @@ from generator.model.common import is_slug
 from generator.model.errors import EvalsiteError
 from generator.model.scores import ScoreMetric, check_metric
 
-__all__ = ["MAX_K", "_bool", "_entry_id", "_fail", "_keys", "_ks", "_list", "_metric", "_path", "_text", "_threshold"]
+__all__ = [
+    "MAX_K",
+    "_bool",
+    "_choice",
+    "_entry_id",
+    "_fail",
+    "_keys",
+    "_ks",
+    "_list",
+    "_metric",
+    "_path",
+    "_text",
+    "_threshold",
+]
 
 MAX_K = 10_000
 
@@ -51,6 +64,12 @@ def _text(value: Any, where: str, *, max_len: int = 500) -> str:
 def _bool(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise _fail(where, "must be true or false")
+    return value
+
+
+def _choice(value: Any, where: str, choices: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise _fail(where, f"must be one of: {', '.join(choices)}")
     return value
 
 

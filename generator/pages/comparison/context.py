@@ -115,6 +115,7 @@ class ComparisonSource:
     run_pages: Mapping[tuple[str, str, int, str], tuple[str, str | None]] = field(default_factory=dict)
     # a side's run that did not finish (``SideLogs.status_sentence``): one notice at the top of the page
     run_status: tuple[str, ...] = ()
+    grouped: bool = False  # runs grouped per task (``run_pages:``): links go to the task's transcript pages
 
 
 def side_label(side: str) -> str:

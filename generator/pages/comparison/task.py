@@ -37,7 +37,8 @@ from generator.pages.models import (
     TaskPage,
 )
 from generator.pages.names import phrase
-from generator.pages.urls import index_url, pair_url, rel, run_url, task_url
+from generator.pages.runs.grouped import run_key
+from generator.pages.urls import index_url, pair_url, rel, run_url, task_transcripts_url, task_url
 
 __all__ = ["TASK_SCHEMA", "TaskPages"]
 
@@ -169,7 +170,12 @@ class TaskPages(ComparisonContext):
             return ()
         if not self._paired_runs(task, rep):
             return (Cell("—", None, None, "na"),)
-        return (Cell("aligned steps", None, rel(task_url(self.id, task), pair_url(self.id, task, rep))),)
+        target = (
+            task_transcripts_url(self.id, task) + f"#pair-r{rep}"
+            if self.source.grouped
+            else pair_url(self.id, task, rep)
+        )
+        return (Cell("aligned steps", None, rel(task_url(self.id, task), target)),)
 
     def pairs_table(self, task: str) -> Table:
         steps: bool | None = None  # whether the task has a Steps column: looked up once, at the first pair
@@ -225,7 +231,11 @@ class TaskPages(ComparisonContext):
         variant, problem = self.source.run_pages[key]
         if problem is not None:
             return _shared_cell(f"{text} · transcript not shown: {problem}", None, "warn")
-        href = rel(task_url(self.id, task), run_url(self.id, task, key[0], key[2], 1, variant))
+        if self.source.grouped:  # the run's row in the index of the task's transcript pages
+            target = task_transcripts_url(self.id, task) + f"#run-{run_key(key[0], key[2], variant)}"
+        else:
+            target = run_url(self.id, task, key[0], key[2], 1, variant)
+        href = rel(task_url(self.id, task), target)
         return Cell(f"{text} · transcript", None, href, cls)
 
     def runs_table(self, task: str) -> Table:

@@ -11,7 +11,18 @@ from generator.model.transcript import Step, Transcript
 from generator.pages.models import InputDigest, Link, PageMeta, SiteInfo
 from generator.pages.urls import comparison_url, index_url, rel, run_url, task_url
 
-__all__ = ["PAGE_BUDGET", "RunBundle", "RunPage", "StepView", "run_pages", "run_problem_page", "step_pages"]
+__all__ = [
+    "PAGE_BUDGET",
+    "RunBundle",
+    "RunPage",
+    "StepView",
+    "run_facts",
+    "run_pages",
+    "run_problem_page",
+    "step_cost",
+    "step_pages",
+    "step_view",
+]
 
 #: Bytes of step text per page: the HTML around it stays well under the site's 2 MB per file.
 PAGE_BUDGET = 768 * 1024
@@ -74,7 +85,7 @@ def _facts(step: Step) -> str:
     return " · ".join(parts)
 
 
-def _view(step: Step) -> StepView:
+def step_view(step: Step) -> StepView:
     label = _KIND_LABEL.get(step.kind, step.kind)
     if step.name and step.kind in ("tool_use", "tool_result"):
         label = f"{label}: {step.name}"
@@ -99,11 +110,16 @@ def step_pages(transcript: Transcript) -> dict[int, int]:
     return {step.index: n + 1 for n, chunk in enumerate(_chunks(transcript.steps)) for step in chunk}
 
 
+def step_cost(step: Step) -> int:
+    """What a step counts against a page's :data:`PAGE_BUDGET`: its text's bytes and its markup."""
+    return len(step.text.encode("utf-8")) + 512
+
+
 def _chunks(steps: tuple[Step, ...]) -> Iterator[tuple[Step, ...]]:
     chunk: list[Step] = []
     used = 0
     for step in steps:
-        size = len(step.text.encode("utf-8")) + 512
+        size = step_cost(step)
         if chunk and used + size > PAGE_BUDGET:
             yield tuple(chunk)
             chunk, used = [], 0
@@ -123,20 +139,8 @@ def _meta(
     return PageMeta(url, title, site, crumbs, inputs, (Link("data.json", "data.json"),))
 
 
-def run_pages(
-    site: SiteInfo,
-    cid: str,
-    ctitle: str,
-    task: str,
-    side: str,
-    treatment: str,
-    rep: int,
-    transcript: Transcript,
-    variant: str = "",
-) -> Iterator[RunBundle]:
-    """The pages of one run, first to last (one at a time: only one page's views are held)."""
-    chunks = list(_chunks(transcript.steps))
-    urls = [run_url(cid, task, side, rep, n + 1, variant) for n in range(len(chunks))]
+def run_facts(transcript: Transcript, side: str, treatment: str, rep: int) -> tuple[tuple[str, str], ...]:
+    """The facts of one run's stream: which run, its format, its bytes and digest, its steps by kind."""
     counts: dict[str, int] = {}
     for step in transcript.steps:
         counts[step.kind] = counts.get(step.kind, 0) + 1
@@ -159,16 +163,34 @@ def run_pages(
             ("Lines that are not JSON events", f"{transcript.non_json_lines:,}"),
             ("Repeated streamed blocks dropped", f"{transcript.duplicates:,}"),
         )
+    return facts
+
+
+def run_pages(
+    site: SiteInfo,
+    cid: str,
+    ctitle: str,
+    task: str,
+    side: str,
+    treatment: str,
+    rep: int,
+    transcript: Transcript,
+    variant: str = "",
+) -> Iterator[RunBundle]:
+    """The pages of one run, first to last (one at a time: only one page's views are held)."""
+    chunks = list(_chunks(transcript.steps))
+    urls = [run_url(cid, task, side, rep, n + 1, variant) for n in range(len(chunks))]
+    facts = run_facts(transcript, side, treatment, rep)
     source = transcript.source.split(" (", 1)[0].lower()
     inputs = (InputDigest(source, f"{side} rep {rep}", transcript.sha256, f"{transcript.bytes:,} bytes"),)
     for n, chunk in enumerate(chunks):
         url = urls[n]
         title = f"Run {side} {rep} · {task}" + (f" (page {n + 1} of {len(chunks)})" if len(chunks) > 1 else "")
-        index = tuple(Link(f"{step.index}. {_view(step).label}", f"#step-{step.index}") for step in chunk)
+        index = tuple(Link(f"{step.index}. {step_view(step).label}", f"#step-{step.index}") for step in chunk)
         page = RunPage(
             _meta(site, cid, ctitle, task, url, title, inputs),
             facts,
-            tuple(_view(step) for step in chunk),
+            tuple(step_view(step) for step in chunk),
             index,
             tuple(Link(str(i + 1), "" if i == n else rel(url, urls[i])) for i in range(len(chunks))),
             Link("previous page", rel(url, urls[n - 1])) if n > 0 else None,

@@ -5,6 +5,7 @@ Formats the :class:`StepAlignment` computed by ``analyze/transcripts/steps.py``;
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -13,7 +14,7 @@ from generator.model.transcript import StepAlignment
 from generator.pages.models import Cell, Column, Link, PageMeta, Row, SiteInfo, Table
 from generator.pages.urls import comparison_url, index_url, pair_url, rel, run_url, task_url
 
-__all__ = ["MAX_PAIR_ROWS", "PairPage", "pair_page"]
+__all__ = ["MAX_PAIR_ROWS", "PairPage", "aligned_rows", "pair_facts", "pair_page", "steps_table"]
 
 #: Rows shown on one pair page (each row is a few hundred bytes: the page stays under 2 MB).
 MAX_PAIR_ROWS = 4000
@@ -33,41 +34,23 @@ class PairPage:
     template: ClassVar[str] = "pair.html"
 
 
-def _cell(
-    url: str,
-    call: tuple[str, str, int] | None,
-    run: str,
-    pages: dict[int, int],
-    cid: str,
-    task: str,
-    side: str,
-    rep: int,
-) -> tuple[Cell, Cell]:
+#: side, step index -> the step's link (relative to the page the table is on).
+StepHref = Callable[[str, int], str]
+
+
+def _cell(call: tuple[str, str, int] | None, side: str, href: StepHref) -> tuple[Cell, Cell]:
     if call is None:
         return Cell("—", "", None, "na"), Cell("—", None, None, "na")
     name, args, index = call
-    target = run_url(cid, task, side, rep, pages.get(index, 1))
-    return Cell(f"{run} {index}", str(index), rel(url, target) + f"#step-{index}", "num"), Cell(
-        f"{name}: {args}", None, None, "mono"
-    )
+    return Cell(f"step {index}", str(index), href(side, index), "num"), Cell(f"{name}: {args}", None, None, "mono")
 
 
-def pair_page(
-    site: SiteInfo,
-    cid: str,
-    ctitle: str,
-    task: str,
-    rep: int,
-    alignment: StepAlignment,
-    pages: dict[str, dict[int, int]],  # side -> step index -> run page number
-    problem: str | None = None,  # set when a side's transcript could not be read: nothing is aligned
-) -> tuple[PairPage, dict[str, Any]]:
-    url = pair_url(cid, task, rep)
+def steps_table(alignment: StepAlignment, href: StepHref, table_id: str = "steps-table") -> Table:
+    """The two runs' tool calls aligned, one row each (the first :data:`MAX_PAIR_ROWS`)."""
     rows = []
     for number, aligned in enumerate(alignment.rows[:MAX_PAIR_ROWS], 1):
         (c_step, c_call), (b_step, b_call) = (
-            _cell(url, call, "step", pages.get(side, {}), cid, task, side, rep)
-            for side, call in zip(SIDES, (aligned.candidate, aligned.baseline), strict=True)
+            _cell(call, side, href) for side, call in zip(SIDES, (aligned.candidate, aligned.baseline), strict=True)
         )
         first = number == alignment.first_divergence
         op = Cell(
@@ -80,11 +63,11 @@ def pair_page(
             Row(
                 (Cell(str(number), str(number), None, "num"), c_step, c_call, b_step, b_call, op),
                 "" if aligned.op == "same" else "mismatch",
-                f"row-{number}",
+                f"row-{number}" if table_id == "steps-table" else f"{table_id}-row-{number}",
             )
         )
-    table = Table(
-        id="steps-table",
+    return Table(
+        id=table_id,
         caption="Tool calls of the two runs, aligned (tool name and short arguments)",
         columns=(
             Column("Row", True),
@@ -98,6 +81,10 @@ def pair_page(
         empty="Neither run made a tool call.",
         filterable=True,
     )
+
+
+def pair_facts(task: str, rep: int, alignment: StepAlignment) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """The pair's facts (the aligned rows counted by kind) and the note when rows were cut."""
     note = None
     if len(alignment.rows) > MAX_PAIR_ROWS:
         note = f"The first {MAX_PAIR_ROWS:,} of {len(alignment.rows):,} aligned rows are shown."
@@ -110,6 +97,38 @@ def pair_page(
         ),
         ("Alignment", "difflib.SequenceMatcher over (tool name, short arguments), junk heuristic off"),
     )
+    return facts, note
+
+
+def aligned_rows(alignment: StepAlignment) -> list[dict[str, Any]]:
+    """The aligned rows of a pair's ``data.json`` (the first :data:`MAX_PAIR_ROWS`)."""
+    return [
+        {
+            "op": r.op,
+            "candidate": list(r.candidate) if r.candidate else None,
+            "baseline": list(r.baseline) if r.baseline else None,
+        }
+        for r in alignment.rows[:MAX_PAIR_ROWS]
+    ]
+
+
+def pair_page(
+    site: SiteInfo,
+    cid: str,
+    ctitle: str,
+    task: str,
+    rep: int,
+    alignment: StepAlignment,
+    pages: dict[str, dict[int, int]],  # side -> step index -> run page number
+    problem: str | None = None,  # set when a side's transcript could not be read: nothing is aligned
+) -> tuple[PairPage, dict[str, Any]]:
+    url = pair_url(cid, task, rep)
+
+    def href(side: str, index: int) -> str:
+        return rel(url, run_url(cid, task, side, rep, pages.get(side, {}).get(index, 1))) + f"#step-{index}"
+
+    table = steps_table(alignment, href)
+    facts, note = pair_facts(task, rep, alignment)
     crumbs = (
         Link("Home", rel(url, index_url())),
         Link(ctitle, rel(url, comparison_url(cid))),
@@ -129,13 +148,6 @@ def pair_page(
         "rep": rep,
         "first_divergence": alignment.first_divergence,
         "words": words,
-        "rows": [
-            {
-                "op": r.op,
-                "candidate": list(r.candidate) if r.candidate else None,
-                "baseline": list(r.baseline) if r.baseline else None,
-            }
-            for r in alignment.rows[:MAX_PAIR_ROWS]
-        ],
+        "rows": aligned_rows(alignment),
     }
     return page, data
