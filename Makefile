@@ -38,7 +38,7 @@ test: check
 
 test-fast: $(TESTING)
 	$(if $(TEST_TMPDIR),mkdir -p $(TEST_TMPDIR))
-	$(PYTEST) --ignore=tests/browser
+	$(PYTEST) --ignore=tests/browser -m "not slow"
 
 check: $(TESTING)
 	$(BIN)/ruff check generator tests scripts bench
@@ -67,10 +67,10 @@ bench-full: $(TESTING)
 
 # 100,000 runs a side, Comet and Inspect (issue 30): build time, peak memory of all processes, files and
 # bytes against GitHub Pages' limits (bench/bench_scale.py; about an hour with the data generated once).
-# Then the incremental-rebuild and split-then-merge figures (bench/bench_incremental.py), when present.
+# Then the incremental-rebuild and split-then-merge figures (bench/bench_incremental.py).
 bench-scale: $(TESTING)
 	$(BIN)/python bench/bench_scale.py
-	@if [ -f bench/bench_incremental.py ]; then $(BIN)/python bench/bench_incremental.py; fi  # helper C's
+	$(BIN)/python bench/bench_incremental.py
 
 # The golden files of tests/compare and tests/ledger, re-blessed from the reference programs in ../shared.
 goldens: $(TESTING)

@@ -212,7 +212,7 @@ def main() -> int:
             print(f"sites kept in {work}")
         else:
             remove(work)
-    # Helper C's incremental-rebuild and split-then-merge figures run from the Makefile's bench-scale target.
+    # The incremental-rebuild and split-then-merge figures: bench/bench_incremental.py (make bench-scale runs both).
     return 0 if ok else 1
 
 

@@ -12,6 +12,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 @pytest.mark.slow
 def test_wheel_contains_templates_and_assets(tmp_path: Path) -> None:
     proc = subprocess.run(

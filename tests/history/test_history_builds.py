@@ -29,6 +29,7 @@ def candidate_step(root: Path, number: int) -> list[str]:
     return row.split("<td")[-1:]
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_five_builds_give_expected_entries_flags_and_exits(tmp_path: Path, env: None) -> None:
     summary = tmp_path / "summary.md"
     codes = []

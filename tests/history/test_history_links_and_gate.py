@@ -149,6 +149,7 @@ def test_verdict_worse_fires_when_a_system_got_worse_not_for_a_standing_differen
     assert code == 0 and "fail:" not in err, err
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_a_rerun_leaderboard_whose_systems_did_not_change_passes_every_gate(tmp_path: Path) -> None:
     """Issue 25: on a real leaderboard every pull request failed `verdict-worse`, for standing
     differences. Here every system is re-run between two builds (new draws, the same true rates), one of

@@ -64,6 +64,7 @@ def test_leaderboard_pages_and_nothing_else_changes(tmp_path: Path, monkeypatch,
             assert tempfile.gettempdir().encode() not in data
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_the_example_mean_board_agrees_with_its_comparison(tmp_path: Path, monkeypatch) -> None:
     """The example's ``metric: mean`` board (issue 29) reads the logs of the partial-credit comparison:
     the board's pair is that comparison's verdict, in the mean score, on every page and in data.json."""

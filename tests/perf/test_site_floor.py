@@ -53,6 +53,7 @@ def built_site(example_site: Built) -> Path:
     return example_site.site
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_the_floor_writes_the_built_site_again_byte_for_byte(built_site: Path, tmp_path: Path) -> None:
     figures = _floor(built_site, tmp_path / "again")
     assert _tree(tmp_path / "again") == _tree(built_site)  # files, manifest, mtimes and modes
@@ -61,6 +62,7 @@ def test_the_floor_writes_the_built_site_again_byte_for_byte(built_site: Path, t
     assert figures["cpu"] > 0 and figures["seconds"] > 0
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_the_floor_redacts_pages_and_data_files_as_the_build_does(built_site: Path, tmp_path: Path) -> None:
     """A secret put into a page and into a data.json of the built site is redacted by the floor."""
     site = tmp_path / "planted"

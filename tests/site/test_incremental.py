@@ -136,6 +136,7 @@ def test_a_changed_input_rebuilds_its_entry_alone(project: Path) -> None:
     _same_as_full(project, "site")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_a_change_to_shared_evidence_rebuilds_the_whole_group(project: Path) -> None:
     """agent-a is read by the leaderboard and by a comparison (links, family sentences, verdicts)."""
     _build(project, "site")
@@ -146,6 +147,7 @@ def test_a_change_to_shared_evidence_rebuilds_the_whole_group(project: Path) -> 
     _same_as_full(project, "site")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_a_config_change_rebuilds_the_entries_it_affects(project: Path) -> None:
     _build(project, "site")
     config = project / "site-config.yaml"
@@ -157,12 +159,14 @@ def test_a_config_change_rebuilds_the_entries_it_affects(project: Path) -> None:
     _same_as_full(project, "site")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_full_rebuilds_everything(project: Path) -> None:
     _build(project, "site")
     assert _build(project, "site", full=True).reused == []
     _same_as_full(project, "site")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_a_tampered_page_is_rebuilt_even_with_its_manifest_line_forged(project: Path) -> None:
     _build(project, "site")
     page = "comparisons/quiz/index.html"
@@ -186,6 +190,7 @@ def test_a_tampered_page_the_manifest_does_not_vouch_for_refuses_the_build_as_a_
     assert b"Forged quiz" in path.read_bytes()
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 @pytest.mark.parametrize(
     "forge",
     [
@@ -214,6 +219,7 @@ def test_a_key_file_edited_behind_the_manifest_refuses_the_build(project: Path) 
         _build(project, "site")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_another_evalsite_version_or_templates_rebuild_everything(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -252,6 +258,7 @@ def _part(project: Path, name: str, *ids: str):
     return _build(project, name, only=ids)
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_parts_merge_into_the_one_machine_site(project: Path) -> None:
     _part(project, "p1", "quiz", "pilot")
     part = _part(project, "p2", "a-vs-b")  # computes its group (the board) to write its own pages
@@ -313,6 +320,7 @@ def test_the_commands_say_one_line_and_exit_2(project: Path, capsys: pytest.Capt
     assert len(err) == 1 and err[0].startswith("error: no part holds")
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_the_example_site_split_and_merged_is_the_one_machine_build(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -325,9 +333,9 @@ def test_the_example_site_split_and_merged_is_the_one_machine_build(
         shutil.copyfile(REPO / "examples" / "history" / "history.jsonl", history)
         histories.append(replace(config, history=history))
     build_site(histories[0], tmp_path / "one", incremental=True)
-    groups = [["native-vs-beta", "dynamic-vs-legacy", "slice-g"], ["example-agents", "agent-a-vs-agent-b"]]
-    groups.append(["tampered-vs-legacy", "inspect-quiz", "inspect-partial-credit", "inspect-shards"])
-    groups.append(["records-jsonl-vs-csv", "slice-g-pilot", "agent-c"])
+    entries = [*config.comparisons, *config.ledgers, *config.leaderboards, *config.reports]
+    groups = [[entry.id for entry in entries[number::4]] for number in range(4)]  # every entry, in four parts
+    assert len(entries) >= 12 and all(groups)
     for number, ids in enumerate(groups):
         build_site(histories[1], tmp_path / f"part-{number}", incremental=True, only=ids)
     parts = [tmp_path / f"part-{number}" for number in range(len(groups))]

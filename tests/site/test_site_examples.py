@@ -39,6 +39,7 @@ def test_example_task_pages_render_the_instruction(example_site):
     assert rendered, "no task page shows its instruction.md"
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 def test_example_site_links_scripts_and_leaks(example_site):
     out = example_site.site
     assert check_links(out) == []

@@ -175,6 +175,7 @@ def _big_transcript(size: int) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+@pytest.mark.slow  # several seconds: make test runs it, make test-fast does not
 @pytest.mark.slow
 def test_a_64_mib_transcript_builds_within_the_byte_budget(tmp_path: Path) -> None:
     """At the 64 MiB cap in CI; every day a quarter of it, already cut and paginated the same way."""
