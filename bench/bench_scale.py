@@ -15,7 +15,7 @@ Generates look-alike data once (cached under /tmp/evalsite-bench, ``benchlib.cac
 Then it builds each site once, as a large team would (``transcripts: sample``, ``run_pages: auto``,
 which groups the runs per task above 2,000 published transcripts), into a new folder, and prints
 the wall time, the peak of the summed PSS of the build and all its worker processes (sampled every
-0.1 s, ``benchlib.tree_memory``'s way), its largest process's peak RSS, and the site's files and bytes
+0.1 s, ``benchlib.TreeWatch``), its largest process's peak RSS, and the site's files and bytes
 against the targets: 10 minutes, 500 MB, 1 GB, 100,000 files.  Usage:
 
     python bench/bench_scale.py [--tasks 10000] [--reps 10] [--only comet|inspect] [--policy sample]
@@ -30,7 +30,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import zipfile
 from pathlib import Path
@@ -40,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from bench_compare import BASELINE, CANDIDATE, synthetic_pair  # noqa: E402
-from benchlib import CACHE, QUIET_ENV, TIME, _children, _pss_kb, cached, remove, settle  # noqa: E402
+from benchlib import CACHE, QUIET_ENV, TIME, TreeWatch, cached, remove, settle  # noqa: E402
 
 TARGETS = {"seconds": 600.0, "pss": 500e6, "bytes": 1e9, "files": 100_000}
 _RSS_MARK = "EVALSITE_BENCH_MAXRSS_KB "
@@ -109,28 +108,12 @@ def measure(command: list[str], every: float = 0.1) -> tuple[float, int, int, st
     wrapped = [TIME, "-f", f"{_RSS_MARK}%M", *command] if TIME else command
     start = time.perf_counter()
     proc = subprocess.Popen(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=QUIET_ENV, cwd=ROOT)
-    peak = 0
-    done = threading.Event()
-
-    def watch() -> None:
-        nonlocal peak
-        while not done.is_set():
-            pids, stack = [], [proc.pid]
-            while stack:
-                pid = stack.pop()
-                pids.append(pid)
-                stack.extend(_children(pid))
-            peak = max(peak, sum(_pss_kb(pid) for pid in pids))
-            done.wait(every)
-
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
+    watch = TreeWatch(proc.pid, every)
     assert proc.stderr is not None
     err = proc.stderr.read().decode(errors="replace")
     proc.wait()
     seconds = time.perf_counter() - start
-    done.set()
-    thread.join()
+    peak, _most = watch.stop()
     if proc.returncode != 0:
         raise SystemExit(f"build failed ({proc.returncode}): {err[-2000:]}")
     rss = 0
@@ -139,7 +122,7 @@ def measure(command: list[str], every: float = 0.1) -> tuple[float, int, int, st
         if line.startswith(_RSS_MARK):
             rss = int(line[len(_RSS_MARK) :]) * 1024
     said = [line for line in lines if line.strip() and not line.startswith(_RSS_MARK)]
-    return seconds, peak * 1024, rss, said[-1].strip() if said else ""
+    return seconds, peak, rss, said[-1].strip() if said else ""
 
 
 def _site_size(site: Path) -> tuple[int, int]:

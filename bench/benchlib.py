@@ -254,32 +254,45 @@ def tree_memory(command: Sequence[str], *, cwd: Path = ROOT, every: float = 0.1)
     """
     if not Path("/proc/self/smaps_rollup").exists():
         return None
-    import threading
 
     proc = subprocess.Popen(list(command), cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=QUIET_ENV)
-    peak, most = 0, 0
-    done = threading.Event()
+    watch = TreeWatch(proc.pid, every)
+    proc.wait()
+    peak, most = watch.stop()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(command[:4])} ... failed ({proc.returncode})")
+    return peak, most
 
-    def watch() -> None:
-        nonlocal peak, most
-        while not done.is_set():
-            pids, stack = [], [proc.pid]
+
+class TreeWatch:
+    """The peak summed PSS (bytes) of process *pid* and all its descendants, and the most processes
+    seen at once, sampled every *every* seconds by a thread from construction until :meth:`stop`."""
+
+    def __init__(self, pid: int, every: float = 0.1) -> None:
+        import threading
+
+        self.pid, self.every = pid, every
+        self.peak = self.most = 0
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._done.is_set():
+            pids, stack = [], [self.pid]
             while stack:
                 pid = stack.pop()
                 pids.append(pid)
                 stack.extend(_children(pid))
-            peak = max(peak, sum(_pss_kb(pid) for pid in pids))
-            most = max(most, len(pids))
-            done.wait(every)
+            self.peak = max(self.peak, sum(_pss_kb(pid) for pid in pids))
+            self.most = max(self.most, len(pids))
+            self._done.wait(self.every)
 
-    thread = threading.Thread(target=watch, daemon=True)
-    thread.start()
-    proc.wait()
-    done.set()
-    thread.join()
-    if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(command[:4])} ... failed ({proc.returncode})")
-    return peak * 1024, most
+    def stop(self) -> tuple[int, int]:
+        """Stop sampling: (peak summed PSS in bytes, most processes at once)."""
+        self._done.set()
+        self._thread.join()
+        return self.peak * 1024, self.most
 
 
 def ratio_line(what: str, product: Series, floor: Series, target: str) -> str:
